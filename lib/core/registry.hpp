@@ -1,0 +1,88 @@
+// Name -> factory registries (one each for problems, solvers, and later datasets and
+// partitioners). Each implementation file registers itself in its last line through a static
+// Registrar, built as part of a CMake OBJECT library so that the linker drops nothing.
+// Unknown names throw a UserError with the kind, the valid names and the nearest match.
+#pragma once
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/params.hpp"
+#include "core/text.hpp"
+
+namespace fedbench {
+
+template <class Product>
+struct RegistryEntry {
+  std::string name;
+  std::string summary;   //!< one line
+  std::string citation;  //!< paper and algorithm/equation number
+  std::vector<ParamSpec> params;
+  ParamMap defaults;     //!< overrides of the schema defaults (aliases)
+  std::string alias_of;  //!< "" for a primary entry
+  std::function<std::unique_ptr<Product>(const ParamMap& given, const ParamMap& defaults)> make;
+  //! Canonical resolved parameters (defaults filled in, numbers canonical); validates too.
+  std::function<ParamMap(const ParamMap& given, const ParamMap& defaults)> resolve;
+
+  //! Default text of a parameter after alias overrides.
+  std::string default_of(const ParamSpec& spec) const {
+    auto it = defaults.find(spec.name);
+    return it == defaults.end() ? spec.default_text : it->second;
+  }
+  std::unique_ptr<Product> create(const ParamMap& given) const { return make(given, defaults); }
+  ParamMap resolved(const ParamMap& given) const { return resolve(given, defaults); }
+};
+
+template <class Product>
+class Registry {
+ public:
+  using Entry = RegistryEntry<Product>;
+
+  explicit Registry(std::string kind) : kind_(std::move(kind)) {}
+
+  void add(Entry entry) {
+    if (entries_.count(entry.name))
+      throw InternalError(kind_ + " '" + entry.name + "' registered twice");
+    auto name = entry.name;
+    entries_.emplace(std::move(name), std::move(entry));
+  }
+
+  //! Registers `alias` as `base` with some parameter defaults changed.
+  void add_alias(const std::string& alias, const std::string& base, ParamMap defaults,
+                 std::string summary) {
+    Entry e = get(base);
+    e.name = alias;
+    e.alias_of = base;
+    e.summary = std::move(summary);
+    for (auto& [k, v] : defaults) e.defaults[k] = v;
+    add(std::move(e));
+  }
+
+  const Entry& get(const std::string& name) const {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      const auto valid = names();
+      throw UserError("unknown " + kind_ + " '" + name + "'; valid: " + join(valid, ", ") +
+                      did_you_mean(name, valid));
+    }
+    return it->second;
+  }
+  bool contains(const std::string& name) const { return entries_.count(name) > 0; }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, e] : entries_) out.push_back(name);
+    return out;  // std::map keeps them sorted
+  }
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace fedbench

@@ -1,0 +1,20 @@
+// Small text helpers shared by parameter parsing, registries and messages.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fedbench {
+
+//! Shortest text that parses back to exactly the same double (canonical configs, hashing).
+std::string format_real(double v);
+//! Parses a whole string as a double; false if anything is left over or it is not a number.
+bool parse_real(std::string_view text, double& out);
+bool parse_int(std::string_view text, long long& out);
+std::string join(const std::vector<std::string>& items, std::string_view sep);
+std::vector<std::string> split(std::string_view text, char sep);
+std::size_t edit_distance(std::string_view a, std::string_view b);
+//! " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
+std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates);
+
+}  // namespace fedbench

@@ -1,0 +1,95 @@
+#include "engine/run_config.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace fedbench {
+
+Participation Participation::parse(const std::string& text) {
+  Participation p;
+  const auto bad = [&] {
+    return UserError("participation '" + text +
+                     "' is not valid; use full, uniform:M (M clients per round) or bernoulli:Q "
+                     "(each client joins with probability 0 < Q <= 1)");
+  };
+  if (text == "full") return p;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw bad();
+  const auto mode = text.substr(0, colon), arg = text.substr(colon + 1);
+  if (mode == "uniform") {
+    long long m = 0;
+    if (!parse_int(arg, m) || m < 1) throw bad();
+    p.mode = Mode::uniform;
+    p.clients_per_round = static_cast<int>(m);
+  } else if (mode == "bernoulli") {
+    double q = 0;
+    if (!parse_real(arg, q) || !(q > 0 && q <= 1)) throw bad();
+    p.mode = Mode::bernoulli;
+    p.prob = q;
+  } else {
+    throw bad();
+  }
+  return p;
+}
+
+std::string Participation::to_text() const {
+  switch (mode) {
+    case Mode::full: return "full";
+    case Mode::uniform: return "uniform:" + std::to_string(clients_per_round);
+    case Mode::bernoulli: return "bernoulli:" + format_real(prob);
+  }
+  return "full";
+}
+
+bool EvalSchedule::due(std::int64_t round) const {
+  if (round == 0) return true;
+  if (log_points_per_decade <= 0) return round % every == 0;
+  // Round r is due when it is the first integer at or after a point 10^(k / per_decade).
+  const double per = log_points_per_decade;
+  const double k_hi = std::floor(std::log10(static_cast<double>(round)) * per + 1e-9);
+  const double point = std::pow(10.0, k_hi / per);
+  return static_cast<std::int64_t>(std::ceil(point - 1e-9)) == round ||
+         (round <= per && round >= 1);  // the first decade is dense enough to keep every round
+}
+
+std::string EvalSchedule::to_text() const {
+  if (log_points_per_decade > 0) return "log:" + std::to_string(log_points_per_decade);
+  return "every:" + std::to_string(every);
+}
+
+Target Target::parse(const std::string& text) {
+  const auto pos = text.find("<=");
+  double v = 0;
+  if (pos == std::string::npos || pos == 0 || !parse_real(text.substr(pos + 2), v))
+    throw UserError("target '" + text + "' is not of the form METRIC<=VALUE, e.g. rel_error<=1e-10");
+  return {text.substr(0, pos), v};
+}
+
+namespace {
+void write_map(std::string& out, const ParamMap& m) {
+  for (const auto& [k, v] : m) out += "    " + k + ": " + v + "\n";
+}
+}  // namespace
+
+std::string RunConfig::to_text() const {
+  std::string out;
+  out += "problem:\n  name: " + problem + "\n  params:\n";
+  write_map(out, problem_params);
+  out += "solver:\n  name: " + solver + "\n  params:\n";
+  write_map(out, solver_params);
+  out += "federation:\n  participation: " + participation.to_text() + "\n";
+  out += "seed: " + std::to_string(seed) + "\n";
+  out += "budget:\n  rounds: " + std::to_string(budget.rounds) + "\n";
+  if (budget.max_samples) out += "  max_samples: " + std::to_string(*budget.max_samples) + "\n";
+  if (budget.max_bytes) out += "  max_bytes: " + std::to_string(*budget.max_bytes) + "\n";
+  if (budget.time_limit) out += "  time_limit: " + format_real(*budget.time_limit) + "\n";
+  if (budget.target)
+    out += "  target: " + budget.target->metric + "<=" + format_real(budget.target->value) + "\n";
+  out += "  divergence_factor: " + format_real(budget.divergence_factor) + "\n";
+  out += "eval: " + eval.to_text() + "\n";
+  return out;
+}
+
+}  // namespace fedbench

@@ -1,0 +1,66 @@
+// Everything that defines a run apart from the problem and solver parameters: federation
+// settings, seed, budgets, evaluation schedule. Thread count is deliberately not part of it:
+// results do not depend on it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/params.hpp"
+
+namespace fedbench {
+
+//! Which clients take part in a round.
+struct Participation {
+  enum class Mode { full, uniform, bernoulli };
+  Mode mode = Mode::full;
+  int clients_per_round = 0;  //!< m, for Mode::uniform (m of M without replacement)
+  double prob = 1.0;          //!< q, for Mode::bernoulli
+
+  //! "full", "uniform:m" or "bernoulli:q"; throws UserError naming the accepted forms.
+  static Participation parse(const std::string& text);
+  std::string to_text() const;
+};
+
+//! When metrics are evaluated: every k rounds, or at log-spaced rounds (points per decade);
+//! round 0 and the last round are always recorded.
+struct EvalSchedule {
+  std::int64_t every = 1;
+  int log_points_per_decade = 0;  //!< > 0 selects log spacing
+  bool due(std::int64_t round) const;
+  std::string to_text() const;
+};
+
+//! A stop condition on a metric: stop when metric <= value.
+struct Target {
+  std::string metric;
+  double value = 0;
+  //! "rel_error<=1e-10"; throws UserError.
+  static Target parse(const std::string& text);
+};
+
+struct Budget {
+  std::int64_t rounds = 100;
+  std::optional<std::int64_t> max_samples;   //!< component gradients, summed over clients
+  std::optional<std::int64_t> max_bytes;     //!< bytes up + down
+  std::optional<double> time_limit;          //!< seconds of solver work
+  std::optional<Target> target;
+  double divergence_factor = 1e10;  //!< diverged when primary metric > factor * initial value
+};
+
+struct RunConfig {
+  std::string problem;
+  ParamMap problem_params;  //!< canonical resolved
+  std::string solver;
+  ParamMap solver_params;   //!< canonical resolved (theory values already computed)
+  Participation participation;
+  std::uint64_t seed = 0;
+  Budget budget;
+  EvalSchedule eval;
+
+  //! Canonical text (YAML subset, fixed key order): stored in every output file and, later,
+  //! hashed into the run's identity.
+  std::string to_text() const;
+};
+
+}  // namespace fedbench

@@ -1,0 +1,96 @@
+// What a run produces: a header (configuration, constants, column names), rows recorded on
+// the evaluation schedule, and a closing summary. Sinks (in-memory, HDF5, progress) receive
+// them; the engine never knows which.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "problem/oracle_counts.hpp"
+
+namespace fedbench {
+
+//! How a run ended. status is "ok", "diverged" or "error".
+enum class StopReason { max_rounds, oracle_budget, comm_budget, target_reached, time_limit,
+                        diverged, error };
+std::string to_string(StopReason r);
+StopReason stop_reason_from_string(const std::string& s);
+std::string status_of(StopReason r);
+
+//! Cumulative communication through the message layer.
+struct CommCounts {
+  std::int64_t exchanges = 0;    //!< server->clients->server round trips
+  std::int64_t messages_up = 0;
+  std::int64_t messages_down = 0;
+  std::int64_t floats_up = 0;
+  std::int64_t floats_down = 0;
+  std::int64_t bytes_up = 0;
+  std::int64_t bytes_down = 0;
+};
+
+struct TrajectoryRow {
+  std::int64_t round = 0;  //!< rounds completed when the row was taken (0 = the start point)
+  OracleCounts oracle;     //!< cumulative, summed over clients
+  CommCounts comm;         //!< cumulative
+  double wall_time = 0;    //!< seconds of solver work so far, evaluation excluded
+  std::vector<double> metrics;  //!< in RunHeader::metric_names order
+};
+
+struct RunHeader {
+  std::string problem, solver;
+  std::map<std::string, std::string> problem_params, solver_params;
+  std::string config_text;    //!< canonical resolved configuration (RunConfig::to_text)
+  std::string command_line;
+  std::uint64_t seed = 0;
+  std::map<std::string, double> constants;
+  std::map<std::string, std::string> constant_docs;
+  std::vector<std::string> metric_names;
+  int num_clients = 0;
+  std::int64_t dim = 0;
+};
+
+struct RunSummary {
+  StopReason reason = StopReason::max_rounds;
+  std::string message;            //!< human-readable detail ("rel_error = nan at round 12")
+  std::int64_t rounds = 0;
+  double wall_time = 0;
+  std::vector<OracleCounts> per_client;  //!< final per-client oracle totals
+  std::string status() const { return status_of(reason); }
+};
+
+class TrajectorySink {
+ public:
+  virtual ~TrajectorySink() = default;
+  virtual void begin(const RunHeader& header) = 0;
+  virtual void row(const TrajectoryRow& row) = 0;
+  virtual void end(const RunSummary& summary) = 0;
+};
+
+//! Keeps everything in memory (tests, benchmarks, the CLI's final summary).
+class MemoryTrajectory : public TrajectorySink {
+ public:
+  void begin(const RunHeader& h) override { header = h; rows.clear(); }
+  void row(const TrajectoryRow& r) override { rows.push_back(r); }
+  void end(const RunSummary& s) override { summary = s; }
+  //! Column of a metric by name (throws if unknown).
+  std::vector<double> metric(const std::string& name) const;
+
+  RunHeader header;
+  std::vector<TrajectoryRow> rows;
+  RunSummary summary;
+};
+
+//! Forwards to several sinks in order.
+class TeeSink : public TrajectorySink {
+ public:
+  explicit TeeSink(std::vector<TrajectorySink*> sinks) : sinks_(std::move(sinks)) {}
+  void begin(const RunHeader& h) override { for (auto* s : sinks_) s->begin(h); }
+  void row(const TrajectoryRow& r) override { for (auto* s : sinks_) s->row(r); }
+  void end(const RunSummary& s) override { for (auto* k : sinks_) k->end(s); }
+
+ private:
+  std::vector<TrajectorySink*> sinks_;
+};
+
+}  // namespace fedbench

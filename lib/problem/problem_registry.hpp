@@ -1,0 +1,44 @@
+// The problem registry. A problem file ends with
+//   FEDBENCH_REGISTER_PROBLEM(QuadraticGame, "quadratic-game", "one-line summary", "citation");
+// where QuadraticGame has a nested `Params` struct, `static void declare(Schema<Params>&)`
+// and a constructor QuadraticGame(const Params&).
+#pragma once
+#include "core/registry.hpp"
+#include "problem/minimax_problem.hpp"
+
+namespace fedbench {
+
+Registry<MinimaxProblem>& problem_registry();
+
+//! Creates a problem from its name and user-given parameters (throws UserError).
+std::unique_ptr<MinimaxProblem> make_problem(const std::string& name, const ParamMap& given);
+//! The canonical resolved parameters of a problem (defaults filled in, canonical numbers).
+ParamMap resolve_problem_params(const std::string& name, const ParamMap& given);
+
+template <class P>
+struct ProblemRegistrar {
+  ProblemRegistrar(const char* name, const char* summary, const char* citation) {
+    Schema<typename P::Params> schema(std::string("problem ") + name);
+    P::declare(schema);
+    RegistryEntry<MinimaxProblem> e;
+    e.name = name;
+    e.summary = summary;
+    e.citation = citation;
+    e.params = schema.specs();
+    e.make = [schema](const ParamMap& given, const ParamMap& defaults) {
+      return std::unique_ptr<MinimaxProblem>(new P(schema.parse(given, defaults)));
+    };
+    e.resolve = [schema](const ParamMap& given, const ParamMap& defaults) {
+      return schema.to_map(schema.parse(given, defaults));
+    };
+    problem_registry().add(std::move(e));
+  }
+};
+
+}  // namespace fedbench
+
+#define FEDBENCH_PROBLEM_CONCAT_(a, b) a##b
+#define FEDBENCH_PROBLEM_CONCAT(a, b) FEDBENCH_PROBLEM_CONCAT_(a, b)
+#define FEDBENCH_REGISTER_PROBLEM(Type, name, summary, citation)                     \
+  static const ::fedbench::ProblemRegistrar<Type> FEDBENCH_PROBLEM_CONCAT(          \
+      fedbench_problem_registrar_, __LINE__)(name, summary, citation)

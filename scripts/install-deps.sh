@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every Debian package fedbench needs, only when missing (idempotent).
+# Run as root (CI and the dev machines are root); otherwise prefixes sudo when available.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libeigen3-dev            # all numerics
+  libarmadillo-dev         # independent LAPACK-backed reference in tests
+  libcli11-dev             # command line
+  libhdf5-dev              # trajectory files (C API, our own RAII wrapper)
+  libyaml-cpp-dev          # suite files
+  doctest-dev              # unit tests
+  libbenchmark-dev         # micro-benchmarks
+  libopenmpi-dev openmpi-bin  # distributed grids
+  zlib1g-dev               # .gz data files
+  python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "install-deps: missing ${missing[*]}; run this script as root to install them" >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
