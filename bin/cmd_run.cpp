@@ -1,1 +1,111 @@
-// in progress
+// `fedbench run`: one run of a solver on a problem, validated before any work, optionally
+// written to HDF5.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "commands.hpp"
+#include "core/text.hpp"
+#include "engine/runner.hpp"
+#include "io/trajectory_file.hpp"
+
+namespace fedbench::cli {
+
+std::string& command_line() {
+  static std::string text;
+  return text;
+}
+
+namespace {
+
+struct RunOptions {
+  std::string problem, solver, participation = "full", output, target;
+  std::vector<std::string> problem_params, solver_params;
+  long long rounds = 100, seed = 0, eval_every = 1, max_samples = -1, max_bytes = -1;
+  int eval_log = 0, clients = -1, threads = 0;
+  double time_limit = -1, divergence_factor = 1e10;
+  bool quiet = false;
+};
+
+void print_summary(const MemoryTrajectory& t, const std::string& output) {
+  const auto& s = t.summary;
+  std::printf("status: %s (%s)%s%s\n", s.status().c_str(), to_string(s.reason).c_str(),
+              s.message.empty() ? "" : ": ", s.message.c_str());
+  if (t.rows.empty()) return;
+  const auto& last = t.rows.back();
+  std::printf("rounds: %lld  samples: %lld  floats up/down: %lld/%lld  solver time: %.3f s\n",
+              static_cast<long long>(last.round), static_cast<long long>(last.oracle.samples),
+              static_cast<long long>(last.comm.floats_up),
+              static_cast<long long>(last.comm.floats_down), last.wall_time);
+  for (std::size_t k = 0; k < t.header.metric_names.size(); ++k)
+    std::printf("%s: %.6e -> %.6e\n", t.header.metric_names[k].c_str(), t.rows.front().metrics[k],
+                last.metrics[k]);
+  if (!output.empty()) std::printf("written: %s\n", output.c_str());
+}
+
+}  // namespace
+
+std::function<int()> add_run(CLI::App& app) {
+  auto* sub = app.add_subcommand("run", "run one solver on one problem");
+  auto o = std::make_shared<RunOptions>();
+  sub->add_option("--problem", o->problem, "problem name (fedbench list problems)")->required();
+  sub->add_option("--solver", o->solver, "solver name (fedbench list solvers)")->required();
+  sub->add_option("-p,--problem-param", o->problem_params, "problem parameter key=value")
+      ->allow_extra_args(false);
+  sub->add_option("-s,--solver-param", o->solver_params, "solver parameter key=value")
+      ->allow_extra_args(false);
+  sub->add_option("--rounds", o->rounds, "communication rounds (default 100)");
+  sub->add_option("--clients", o->clients, "shortcut for -p clients=M");
+  sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q");
+  sub->add_option("--seed", o->seed, "seed of every random stream of the run (default 0)");
+  sub->add_option("--eval-every", o->eval_every, "record metrics every k rounds (default 1)");
+  sub->add_option("--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade");
+  sub->add_option("--target", o->target, "stop when METRIC<=VALUE, e.g. rel_error<=1e-12");
+  sub->add_option("--max-samples", o->max_samples, "stop after this many sample gradients");
+  sub->add_option("--max-bytes", o->max_bytes, "stop after this many bytes up + down");
+  sub->add_option("--time-limit", o->time_limit, "stop after this many seconds of solver time");
+  sub->add_option("--divergence-factor", o->divergence_factor,
+                  "diverged when the primary metric exceeds this times its start value");
+  sub->add_option("--threads", o->threads, "client threads (default: all cores; results do not depend on it)");
+  sub->add_option("-o,--output", o->output, "write the trajectory to this HDF5 file");
+  sub->add_flag("-q,--quiet", o->quiet, "print nothing but errors");
+
+  return [o] {
+    RunRequest req;
+    req.problem = o->problem;
+    req.solver = o->solver;
+    req.solver_params = parse_assignments(o->solver_params, "solver " + o->solver);
+    req.problem_params = parse_assignments(o->problem_params, "problem " + o->problem);
+    if (o->clients >= 0) req.problem_params["clients"] = std::to_string(o->clients);
+    req.participation = Participation::parse(o->participation);
+    if (o->seed < 0) throw UserError("--seed must be >= 0");
+    req.seed = static_cast<std::uint64_t>(o->seed);
+    req.budget.rounds = o->rounds;
+    if (o->max_samples >= 0) req.budget.max_samples = o->max_samples;
+    if (o->max_bytes >= 0) req.budget.max_bytes = o->max_bytes;
+    if (o->time_limit >= 0) req.budget.time_limit = o->time_limit;
+    if (!o->target.empty()) req.budget.target = Target::parse(o->target);
+    req.budget.divergence_factor = o->divergence_factor;
+    req.eval.every = o->eval_every;
+    req.eval.log_points_per_decade = o->eval_log;
+    if (o->eval_log < 0) throw UserError("--eval-log must be >= 0");
+    const int threads =
+        o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+    PreparedRun run = prepare_run(req);
+    MemoryTrajectory memory;
+    std::unique_ptr<io::Hdf5TrajectoryWriter> writer;
+    std::vector<TrajectorySink*> sinks{&memory};
+    if (!o->output.empty()) {
+      writer = std::make_unique<io::Hdf5TrajectoryWriter>(o->output);
+      sinks.push_back(writer.get());
+    }
+    TeeSink tee(sinks);
+    const RunSummary summary = execute(run, threads, tee, command_line());
+    if (!o->quiet) print_summary(memory, o->output);
+    return summary.reason == StopReason::error ? 1 : 0;
+  };
+}
+
+}  // namespace fedbench::cli

@@ -1,2 +1,45 @@
-// in progress
-int main() { return 0; }
+// fedbench: reproducible benchmarks of federated minimax optimization.
+// Exit codes: 0 success (a diverged run is a result), 1 a run ended in error, 2 bad input.
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+#include "core/build_info.hpp"
+#include "core/error.hpp"
+
+int main(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i)
+    fedbench::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
+  CLI::App app{"fedbench: reproducible benchmarks of federated minimax optimization"};
+  app.set_version_flag("--version", fedbench::fedbench_version() + " (" +
+                                        fedbench::git_commit() + ")");
+  app.require_subcommand(1);
+  std::map<CLI::App*, std::function<int()>> commands;
+  for (auto add : {fedbench::cli::add_list, fedbench::cli::add_describe, fedbench::cli::add_run,
+                   fedbench::cli::add_show}) {
+    auto action = add(app);
+    commands[app.get_subcommands({}).back()] = std::move(action);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "fedbench: " << e.what() << " (see fedbench --help)\n";
+    return 2;
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return commands.at(sub)();
+  } catch (const fedbench::UserError& e) {
+    std::cerr << "fedbench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "fedbench: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

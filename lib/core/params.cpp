@@ -12,6 +12,7 @@ std::string ParamSpec::type_name() const {
     case ParamType::real: return "real";
     case ParamType::boolean: return "bool";
     case ParamType::choice: return "choice";
+    case ParamType::text: return "text";
   }
   return "?";
 }
@@ -19,6 +20,7 @@ std::string ParamSpec::type_name() const {
 std::string ParamSpec::constraint_text() const {
   if (type == ParamType::choice) return "one of: " + join(choices, ", ");
   if (type == ParamType::boolean) return "true or false";
+  if (type == ParamType::text) return "";
   std::string lo, hi;
   if (bounds.gt) lo = format_real(*bounds.gt) + " < ";
   if (bounds.ge) lo = format_real(*bounds.ge) + " <= ";

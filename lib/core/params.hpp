@@ -28,10 +28,10 @@ inline bool is_unset(double v) { return std::isnan(v); }
 //! Open/closed bounds for numeric parameters; designated initializers read like the math:
 //! {.gt = 0, .le = 1} is 0 < v <= 1.
 struct Bounds {
-  std::optional<double> gt, ge, lt, le;
+  std::optional<double> gt = {}, ge = {}, lt = {}, le = {};
 };
 
-enum class ParamType { integer, real, boolean, choice };
+enum class ParamType { integer, real, boolean, choice, text };
 
 struct ParamSpec {
   std::string name;
@@ -114,6 +114,17 @@ class Schema {
           detail::check_choice(owner, spec, t);
           p.*field = t;
         },
+        [field](const P& p, const ParamSpec&) { return p.*field; });
+    return *this;
+  }
+
+  //! Free text (a file path, a dataset name); no constraint beyond what the owner checks.
+  Schema& text(std::string name, std::string P::*field, std::string default_text,
+               std::string doc) {
+    ParamSpec s{std::move(name), ParamType::text, std::move(default_text), std::move(doc),
+                {}, {}, false};
+    add(std::move(s),
+        [field](P& p, const std::string&, const ParamSpec&, const std::string& t) { p.*field = t; },
         [field](const P& p, const ParamSpec&) { return p.*field; });
     return *this;
   }

@@ -24,17 +24,22 @@ struct RegistryEntry {
   std::vector<ParamSpec> params;
   ParamMap defaults;     //!< overrides of the schema defaults (aliases)
   std::string alias_of;  //!< "" for a primary entry
-  std::function<std::unique_ptr<Product>(const ParamMap& given, const ParamMap& defaults)> make;
+  //! `name` is the entry's own name (an alias's, for aliases), used in messages.
+  std::function<std::unique_ptr<Product>(const std::string& name, const ParamMap& given,
+                                         const ParamMap& defaults)> make;
   //! Canonical resolved parameters (defaults filled in, numbers canonical); validates too.
-  std::function<ParamMap(const ParamMap& given, const ParamMap& defaults)> resolve;
+  std::function<ParamMap(const std::string& name, const ParamMap& given,
+                         const ParamMap& defaults)> resolve;
 
   //! Default text of a parameter after alias overrides.
   std::string default_of(const ParamSpec& spec) const {
     auto it = defaults.find(spec.name);
     return it == defaults.end() ? spec.default_text : it->second;
   }
-  std::unique_ptr<Product> create(const ParamMap& given) const { return make(given, defaults); }
-  ParamMap resolved(const ParamMap& given) const { return resolve(given, defaults); }
+  std::unique_ptr<Product> create(const ParamMap& given) const {
+    return make(name, given, defaults);
+  }
+  ParamMap resolved(const ParamMap& given) const { return resolve(name, given, defaults); }
 };
 
 template <class Product>

@@ -74,8 +74,9 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
       best_name = &c;
     }
   }
-  const std::size_t limit = std::max<std::size_t>(2, given.size() / 3);
-  if (best_name && best <= limit) return " (did you mean '" + *best_name + "'?)";
+  // Close enough to be a typo, and not a wholesale replacement of a short word.
+  const std::size_t limit = std::max<std::size_t>(1, given.size() / 3);
+  if (best_name && best <= limit && best < given.size()) return " (did you mean '" + *best_name + "'?)";
   return "";
 }
 

@@ -46,12 +46,14 @@ std::string Participation::to_text() const {
 bool EvalSchedule::due(std::int64_t round) const {
   if (round == 0) return true;
   if (log_points_per_decade <= 0) return round % every == 0;
-  // Round r is due when it is the first integer at or after a point 10^(k / per_decade).
+  if (round == 1) return true;
+  // Due when [round - 1, round] contains a point 10^(k / per_decade): about per_decade rows
+  // per decade, every round while the points are denser than the rounds.
   const double per = log_points_per_decade;
-  const double k_hi = std::floor(std::log10(static_cast<double>(round)) * per + 1e-9);
-  const double point = std::pow(10.0, k_hi / per);
-  return static_cast<std::int64_t>(std::ceil(point - 1e-9)) == round ||
-         (round <= per && round >= 1);  // the first decade is dense enough to keep every round
+  const auto bucket = [per](std::int64_t r) {
+    return std::floor(std::log10(static_cast<double>(r)) * per + 1e-9);
+  };
+  return bucket(round) > bucket(round - 1);
 }
 
 std::string EvalSchedule::to_text() const {

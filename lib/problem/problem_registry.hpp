@@ -25,10 +25,10 @@ struct ProblemRegistrar {
     e.summary = summary;
     e.citation = citation;
     e.params = schema.specs();
-    e.make = [schema](const ParamMap& given, const ParamMap& defaults) {
+    e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return std::unique_ptr<MinimaxProblem>(new P(schema.parse(given, defaults)));
     };
-    e.resolve = [schema](const ParamMap& given, const ParamMap& defaults) {
+    e.resolve = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return schema.to_map(schema.parse(given, defaults));
     };
     problem_registry().add(std::move(e));

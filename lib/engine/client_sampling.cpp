@@ -1,0 +1,53 @@
+#include "engine/client_sampling.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+
+namespace fedbench {
+
+ClientSampler::ClientSampler(const Participation& participation, int num_clients,
+                             std::uint64_t seed)
+    : participation_(participation), num_clients_(num_clients), seed_(seed),
+      scratch_(num_clients), selected_(num_clients) {
+  if (participation_.mode == Participation::Mode::uniform &&
+      participation_.clients_per_round > num_clients)
+    throw UserError("participation uniform:" + std::to_string(participation_.clients_per_round) +
+                    " asks for more clients per round than the problem has (" +
+                    std::to_string(num_clients) + ")");
+}
+
+std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {
+  switch (participation_.mode) {
+    case Participation::Mode::full: {
+      std::iota(selected_.begin(), selected_.end(), 0);
+      return {selected_.data(), selected_.size()};
+    }
+    case Participation::Mode::uniform: {
+      // Partial Fisher-Yates: the first m entries of a random permutation.
+      Stream s(seed_, "client-sampling", -1, round, phase);
+      std::iota(scratch_.begin(), scratch_.end(), 0);
+      const int m = participation_.clients_per_round;
+      for (int k = 0; k < m; ++k) {
+        const auto j = k + static_cast<int>(s.below(static_cast<std::uint64_t>(num_clients_ - k)));
+        std::swap(scratch_[k], scratch_[j]);
+      }
+      std::copy(scratch_.begin(), scratch_.begin() + m, selected_.begin());
+      std::sort(selected_.begin(), selected_.begin() + m);
+      return {selected_.data(), static_cast<std::size_t>(m)};
+    }
+    case Participation::Mode::bernoulli: {
+      std::size_t n = 0;
+      for (int i = 0; i < num_clients_; ++i) {
+        Stream s(seed_, "client-sampling", i, round, phase);
+        if (s.bernoulli(participation_.prob)) selected_[n++] = i;
+      }
+      return {selected_.data(), n};
+    }
+  }
+  return {};
+}
+
+}  // namespace fedbench

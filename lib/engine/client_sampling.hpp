@@ -1,0 +1,28 @@
+// Which clients take part in a round: all; m of M uniformly without replacement; or each
+// independently with probability q. Draws come from streams keyed by (seed, round, phase), so
+// the sampled set never depends on scheduling. Ids are returned sorted: uploads are reduced in
+// client-id order.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/run_config.hpp"
+
+namespace fedbench {
+
+class ClientSampler {
+ public:
+  ClientSampler(const Participation& participation, int num_clients, std::uint64_t seed);
+  //! The sampled ids for (round, phase); the span stays valid until the next call.
+  std::span<const int> sample(std::int64_t round, int phase);
+
+ private:
+  Participation participation_;
+  int num_clients_;
+  std::uint64_t seed_;
+  std::vector<int> scratch_;   // permutation buffer (uniform mode)
+  std::vector<int> selected_;  // reused output
+};
+
+}  // namespace fedbench

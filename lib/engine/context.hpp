@@ -1,0 +1,151 @@
+// What a solver sees. ClientCtx: the client's id, the round, counted oracles (ClientOracle)
+// and purpose-named random streams. ServerCtx: the model, the sampled clients, aggregation
+// helpers and server streams. Neither exposes counters, clocks, files or the problem's
+// uncounted internals: solver code holds only algorithm state and arithmetic.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/random.hpp"
+#include "core/types.hpp"
+#include "problem/minimax_problem.hpp"
+
+namespace fedbench {
+
+//! Counted oracles of one client. Minibatch indices are drawn here, uniformly with
+//! replacement, from a stream keyed by (seed, "oracle-batch", client, round, draw number).
+class ClientOracle {
+ public:
+  ClientOracle(const MinimaxProblem& problem, int client, OracleCounts& counts,
+               std::uint64_t seed)
+      : problem_(&problem), client_(client), counts_(&counts), seed_(seed) {}
+
+  Index num_samples() const { return problem_->num_samples(client_); }
+
+  //! A fresh minibatch of `batch` component indices (0 = the full local batch: empty span).
+  //! The span stays valid until the next draw.
+  std::span<const Index> draw(int batch);
+
+  //! The operator (grad_x f_i, -grad_y f_i) on `samples` (empty = full batch).
+  void op_on(std::span<const Index> samples, const Vec& z, Vec& out) {
+    problem_->op(client_, samples, z, out, *counts_);
+  }
+  //! The operator on a fresh minibatch of size `batch` (0 = full local batch).
+  void op(const Vec& z, Vec& out, int batch) { op_on(draw(batch), z, out); }
+  void grad_x_on(std::span<const Index> samples, const Vec& z, Vec& out) {
+    problem_->grad_x(client_, samples, z, out, *counts_);
+  }
+  void grad_y_on(std::span<const Index> samples, const Vec& z, Vec& out) {
+    problem_->grad_y(client_, samples, z, out, *counts_);
+  }
+  double value_on(std::span<const Index> samples, const Vec& z) {
+    return problem_->value(client_, samples, z, *counts_);
+  }
+
+ private:
+  friend class ClientCtx;
+  void start_round(std::int64_t round, int phase) {
+    round_ = round;
+    draws_ = static_cast<std::int64_t>(phase) << 32;  // phases of a round draw disjoint keys
+  }
+
+  const MinimaxProblem* problem_;
+  int client_;
+  OracleCounts* counts_;
+  std::uint64_t seed_;
+  std::int64_t round_ = 0;
+  std::int64_t draws_ = 0;
+  std::vector<Index> batch_;
+};
+
+class ClientCtx {
+ public:
+  ClientCtx(const MinimaxProblem& problem, int client, OracleCounts& counts, std::uint64_t seed)
+      : problem_(&problem), client_(client), seed_(seed), oracle_(problem, client, counts, seed) {}
+
+  int id() const { return client_; }
+  std::int64_t round() const { return round_; }
+  int phase() const { return phase_; }
+  Index dim() const { return problem_->dim(); }
+  Index dim_x() const { return problem_->dim_x(); }
+  Index dim_y() const { return problem_->dim_y(); }
+  ClientOracle& oracle() { return oracle_; }
+  //! A stream for this client, round and purpose; `step` tells apart several in one round.
+  Stream stream(std::string_view purpose, std::int64_t step = 0) const {
+    return Stream(StreamKey{seed_, hash_name(purpose), client_, round_, step});
+  }
+  //! Public coins: the stream the server gets from ServerCtx::stream(purpose, step) in this
+  //! round. Server and clients see the same draws without sending them (the paper's
+  //! broadcast coin bits, which are not counted as communication).
+  Stream shared_stream(std::string_view purpose, std::int64_t step = 0) const {
+    return Stream(StreamKey{seed_, hash_name(purpose), -1, round_, step});
+  }
+  void project(Vec& z) const { problem_->project(z); }
+  Vec initial_point() const { return problem_->initial_point(); }
+
+  //! Engine use: position the context at (round, phase) before client work.
+  void enter(std::int64_t round, int phase) {
+    round_ = round;
+    phase_ = phase;
+    oracle_.start_round(round, phase);
+  }
+
+ private:
+  const MinimaxProblem* problem_;
+  int client_;
+  std::uint64_t seed_;
+  std::int64_t round_ = 0;
+  int phase_ = 0;
+  ClientOracle oracle_;
+};
+
+class ServerCtx {
+ public:
+  ServerCtx(const MinimaxProblem& problem, std::uint64_t seed)
+      : problem_(&problem), seed_(seed), model_(problem.initial_point()) {}
+
+  //! The server's iterate z = (x, y): what metrics are evaluated on.
+  Vec& model() { return model_; }
+  const Vec& model() const { return model_; }
+  std::int64_t round() const { return round_; }
+  int phase() const { return phase_; }
+  int num_clients() const { return problem_->num_clients(); }
+  //! Clients taking part in this round (sorted); uploads arrive in this order.
+  std::span<const int> sampled() const { return sampled_; }
+  Index dim() const { return problem_->dim(); }
+  Index dim_x() const { return problem_->dim_x(); }
+  Index dim_y() const { return problem_->dim_y(); }
+  Stream stream(std::string_view purpose, std::int64_t step = 0) const {
+    return Stream(StreamKey{seed_, hash_name(purpose), -1, round_, step});
+  }
+  void project(Vec& z) const { problem_->project(z); }
+
+  //! Engine use.
+  void enter(std::int64_t round, int phase, std::span<const int> sampled) {
+    round_ = round;
+    phase_ = phase;
+    sampled_ = sampled;
+  }
+
+ private:
+  const MinimaxProblem* problem_;
+  std::uint64_t seed_;
+  Vec model_;
+  std::int64_t round_ = 0;
+  int phase_ = 0;
+  std::span<const int> sampled_;
+};
+
+//! out = mean over uploads of (upload.*field), summed in upload (client-id) order so that the
+//! result does not depend on which thread finished first. Leaves out unchanged when empty.
+template <class Up>
+void mean_into(std::span<const Up> uploads, Vec Up::*field, Vec& out) {
+  if (uploads.empty()) return;
+  out = uploads[0].*field;
+  for (std::size_t k = 1; k < uploads.size(); ++k) out += uploads[k].*field;
+  out /= static_cast<double>(uploads.size());
+}
+
+}  // namespace fedbench

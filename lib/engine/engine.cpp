@@ -1,0 +1,114 @@
+#include "engine/engine.hpp"
+
+#include <algorithm>
+
+#include "core/text.hpp"
+
+namespace fedbench {
+
+Registry<SolverRunner>& solver_registry() {
+  static Registry<SolverRunner> registry("solver");
+  return registry;
+}
+
+namespace detail {
+
+RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
+                      const std::string& command_line) {
+  RunHeader h;
+  h.problem = config.problem;
+  h.solver = config.solver;
+  h.problem_params = config.problem_params;
+  h.solver_params = config.solver_params;
+  h.config_text = config.to_text();
+  h.command_line = command_line;
+  h.seed = config.seed;
+  h.constants = problem.constants().values;
+  h.constant_docs = problem.constants().docs;
+  h.metric_names = problem.metric_names();
+  h.num_clients = problem.num_clients();
+  h.dim = problem.dim();
+  return h;
+}
+
+RunMonitor::RunMonitor(const MinimaxProblem& problem, const RunConfig& config,
+                       TrajectorySink& sink)
+    : problem_(problem), config_(config), sink_(sink), names_(problem.metric_names()) {
+  const auto find = [&](const std::string& name) {
+    return std::find(names_.begin(), names_.end(), name) - names_.begin();
+  };
+  primary_ = static_cast<std::size_t>(find(problem.primary_metric()));
+  if (config.budget.target) {
+    target_ = find(config.budget.target->metric);
+    if (target_ == static_cast<std::ptrdiff_t>(names_.size()))
+      throw UserError("target metric '" + config.budget.target->metric +
+                      "' is not recorded for problem " + config.problem + "; valid: " +
+                      join(names_, ", "));
+  }
+}
+
+bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
+                        const CommCounts& comm, double wall_time) {
+  TrajectoryRow row;
+  row.round = round;
+  row.oracle = oracle;
+  row.comm = comm;
+  row.wall_time = wall_time;
+  row.metrics.assign(names_.size(), 0.0);
+  if (model.allFinite()) {
+    problem_.metrics(model, row.metrics);
+  } else {
+    std::fill(row.metrics.begin(), row.metrics.end(), std::numeric_limits<double>::quiet_NaN());
+  }
+  sink_.row(row);
+  last_recorded_ = round;
+  if (reason != StopReason::max_rounds) return true;  // already stopping
+
+  const double primary = row.metrics[primary_];
+  if (round == 0) initial_primary_ = primary;
+  const bool any_bad = std::any_of(row.metrics.begin(), row.metrics.end(),
+                                   [](double v) { return !std::isfinite(v); });
+  const double bound = config_.budget.divergence_factor * std::max(initial_primary_, 1e-300);
+  if (any_bad || primary > bound) {
+    reason = StopReason::diverged;
+    message = names_[primary_] + " = " + format_real(primary) + " at round " +
+              std::to_string(round) +
+              (any_bad ? " (non-finite metric)"
+                       : " exceeds " + format_real(config_.budget.divergence_factor) +
+                             " times its initial value");
+    return true;
+  }
+  if (target_ >= 0 && row.metrics[target_] <= config_.budget.target->value) {
+    reason = StopReason::target_reached;
+    message = names_[target_] + " = " + format_real(row.metrics[target_]) + " <= " +
+              format_real(config_.budget.target->value) + " at round " + std::to_string(round);
+    return true;
+  }
+  return false;
+}
+
+bool RunMonitor::after_round(std::int64_t round, const Vec& model, const OracleCounts& oracle,
+                             const CommCounts& comm, double wall_time) {
+  const Budget& b = config_.budget;
+  if (!model.allFinite()) {
+    reason = StopReason::diverged;
+    message = "the model became non-finite (NaN or Inf) at round " + std::to_string(round);
+  } else if (b.max_samples && oracle.samples >= *b.max_samples) {
+    reason = StopReason::oracle_budget;
+    message = std::to_string(oracle.samples) + " samples used (budget " +
+              std::to_string(*b.max_samples) + ")";
+  } else if (b.max_bytes && comm.bytes_up + comm.bytes_down >= *b.max_bytes) {
+    reason = StopReason::comm_budget;
+    message = std::to_string(comm.bytes_up + comm.bytes_down) + " bytes sent (budget " +
+              std::to_string(*b.max_bytes) + ")";
+  } else if (b.time_limit && wall_time >= *b.time_limit) {
+    reason = StopReason::time_limit;
+    message = format_real(wall_time) + " s of solver time (limit " + format_real(*b.time_limit) + ")";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace fedbench

@@ -1,0 +1,233 @@
+// The round loop, written once for every solver (ensmallen's SGD loop, benchopt's run()).
+// Per round and phase: sample clients, server_begin fills the broadcast, client_round runs on
+// the thread pool for each sampled client, uploads are counted and handed to server_end in
+// client-id order. Between rounds, outside the timed region: budgets, divergence, evaluation.
+// The loop is a template over the solver type: no virtual call per scalar, and after the
+// first round it allocates nothing (buffers for Down, Up and client state are reused).
+#pragma once
+#include <chrono>
+#include <cmath>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/build_info.hpp"
+#include "core/text.hpp"
+#include "engine/client_sampling.hpp"
+#include "engine/context.hpp"
+#include "engine/message.hpp"
+#include "engine/run_config.hpp"
+#include "engine/solver.hpp"
+#include "engine/thread_pool.hpp"
+#include "engine/trajectory.hpp"
+
+namespace fedbench {
+
+//! What a solver's optional resolve() / supports() hooks receive.
+struct SolverSetup {
+  const MinimaxProblem& problem;
+  const RunConfig& config;
+  std::string who;  //!< "solver local-sgda", for messages
+
+  //! A problem constant for a theory formula; throws UserError if the problem lacks it.
+  double constant(const std::string& name) const {
+    return problem.constants().get(name, who + " (theory step sizes)");
+  }
+  [[noreturn]] void reject(const std::string& why) const { throw UserError(who + ": " + why); }
+};
+
+namespace detail {
+
+RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
+                      const std::string& command_line);
+
+//! Evaluation, budgets and divergence: the parts of a run between rounds.
+class RunMonitor {
+ public:
+  RunMonitor(const MinimaxProblem& problem, const RunConfig& config, TrajectorySink& sink);
+  //! Records a row; returns true if the run must stop (sets reason and message).
+  bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
+              const CommCounts& comm, double wall_time);
+  //! Checks budgets and a non-finite model after a round; true if the run must stop.
+  bool after_round(std::int64_t round, const Vec& model, const OracleCounts& oracle,
+                   const CommCounts& comm, double wall_time);
+  bool due(std::int64_t round) const { return config_.eval.due(round); }
+  std::int64_t last_recorded() const { return last_recorded_; }
+  StopReason reason = StopReason::max_rounds;
+  std::string message;
+
+ private:
+  const MinimaxProblem& problem_;
+  const RunConfig& config_;
+  TrajectorySink& sink_;
+  std::vector<std::string> names_;
+  std::size_t primary_ = 0;
+  std::ptrdiff_t target_ = -1;
+  double initial_primary_ = 0;
+  std::int64_t last_recorded_ = -1;
+};
+
+}  // namespace detail
+
+template <class S>
+RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig& config,
+                      int threads, TrajectorySink& sink, const std::string& command_line) {
+  using Clock = std::chrono::steady_clock;
+  using Up = typename S::Up;
+  const int num_clients = problem.num_clients();
+
+  OracleLedger ledger(num_clients);
+  ServerCtx server(problem, config.seed);
+  std::vector<ClientCtx> clients;
+  clients.reserve(num_clients);
+  for (int i = 0; i < num_clients; ++i)
+    clients.emplace_back(problem, i, ledger.client(i), config.seed);
+  std::vector<typename S::Client> states(num_clients);
+  std::vector<Up> uploads(num_clients);
+  typename S::Down down{};
+  ClientSampler sampler(config.participation, num_clients, config.seed);
+  ThreadPool pool(threads);
+  CommCounts comm;
+
+  sink.begin(detail::make_header(problem, config, command_line));
+  detail::RunMonitor monitor(problem, config, sink);
+  double wall = 0;
+  std::int64_t completed = 0;
+  try {
+    const auto t0 = Clock::now();
+    server.enter(0, 0, {});
+    if constexpr (requires { solver.init(server); }) solver.init(server);
+    for (int i = 0; i < num_clients; ++i) {
+      clients[i].enter(-1, 0);  // set-up work (e.g. a first full pass) draws under round -1
+      if constexpr (requires { solver.init_client(clients[i], states[i]); })
+        solver.init_client(clients[i], states[i]);
+    }
+    wall += std::chrono::duration<double>(Clock::now() - t0).count();
+    int phases = 1;
+    if constexpr (requires { solver.phases(); }) phases = solver.phases();
+
+    bool stop = monitor.record(0, server.model(), ledger.total(), comm, wall);
+    for (std::int64_t r = 0; !stop && r < config.budget.rounds; ++r) {
+      const auto start = Clock::now();
+      for (int phase = 0; phase < phases; ++phase) {
+        const auto sampled = sampler.sample(r, phase);
+        server.enter(r, phase, sampled);
+        if (sampled.empty()) continue;  // nobody showed up: nothing is sent, nothing changes
+        const auto n = static_cast<std::int64_t>(sampled.size());
+        solver.server_begin(server, down);
+        const MessageSize down_size = message_size(down);
+        comm.messages_down += n;
+        comm.floats_down += n * down_size.floats;
+        comm.bytes_down += n * down_size.bytes;
+        auto client_work = [&](int k) {
+          const int id = sampled[k];
+          clients[id].enter(r, phase);
+          solver.client_round(clients[id], states[id], down, uploads[k]);
+        };
+        pool.parallel_for(static_cast<int>(n), client_work);
+        for (std::int64_t k = 0; k < n; ++k) {
+          const MessageSize up_size = message_size(uploads[k]);
+          comm.floats_up += up_size.floats;
+          comm.bytes_up += up_size.bytes;
+        }
+        comm.messages_up += n;
+        ++comm.exchanges;
+        solver.server_end(server, std::span<const Up>(uploads.data(), sampled.size()));
+      }
+      wall += std::chrono::duration<double>(Clock::now() - start).count();
+      completed = r + 1;
+      const OracleCounts totals = ledger.total();
+      stop = monitor.after_round(completed, server.model(), totals, comm, wall);
+      if (stop || monitor.due(completed) || completed == config.budget.rounds)
+        stop = monitor.record(completed, server.model(), totals, comm, wall) || stop;
+    }
+  } catch (const std::exception& e) {
+    monitor.reason = StopReason::error;
+    monitor.message = e.what();
+  }
+  if (monitor.last_recorded() != completed && monitor.reason != StopReason::error)
+    monitor.record(completed, server.model(), ledger.total(), comm, wall);
+
+  RunSummary summary;
+  summary.reason = monitor.reason;
+  summary.message = monitor.message;
+  summary.rounds = completed;
+  summary.wall_time = wall;
+  for (int i = 0; i < num_clients; ++i) summary.per_client.push_back(ledger.client(i));
+  sink.end(summary);
+  return summary;
+}
+
+//! Turns a solver struct into a SolverRunner.
+template <class S>
+class SolverAdapter final : public SolverRunner {
+ public:
+  SolverAdapter(std::string name, Schema<typename S::Params> schema, typename S::Params params)
+      : name_(std::move(name)), schema_(std::move(schema)), params_(std::move(params)) {}
+
+  void prepare(const MinimaxProblem& problem, const RunConfig& config) override {
+    SolverSetup setup{problem, config, "solver " + name_};
+    if constexpr (requires { S::supports(params_, setup); }) S::supports(params_, setup);
+    if constexpr (requires { S::resolve(params_, setup); }) S::resolve(params_, setup);
+    for (const auto& [key, value] : schema_.to_map(params_))
+      if (value == kTheory)
+        throw InternalError("solver " + name_ + " left '" + key + "' without a theory value");
+  }
+  ParamMap resolved_params() const override { return schema_.to_map(params_); }
+  RunSummary run(const MinimaxProblem& problem, const RunConfig& config, int threads,
+                 TrajectorySink& sink, const std::string& command_line) override {
+    S solver{};
+    solver.p = params_;
+    return run_rounds(solver, problem, config, threads, sink, command_line);
+  }
+  const typename S::Params& params() const { return params_; }
+
+ private:
+  std::string name_;
+  Schema<typename S::Params> schema_;
+  typename S::Params params_;
+};
+
+template <class S>
+struct SolverRegistrar {
+  SolverRegistrar(const char* name, const char* summary, const char* citation) {
+    Schema<typename S::Params> schema(std::string("solver ") + name);
+    S::declare(schema);
+    RegistryEntry<SolverRunner> e;
+    e.name = name;
+    e.summary = summary;
+    e.citation = citation;
+    e.params = schema.specs();
+    e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
+      Schema<typename S::Params> own = schema;
+      own.set_owner("solver " + as);
+      return std::unique_ptr<SolverRunner>(
+          new SolverAdapter<S>(as, own, own.parse(given, defaults)));
+    };
+    e.resolve = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
+      Schema<typename S::Params> own = schema;
+      own.set_owner("solver " + as);
+      return own.to_map(own.parse(given, defaults));
+    };
+    solver_registry().add(std::move(e));
+  }
+};
+
+struct SolverAliasRegistrar {
+  SolverAliasRegistrar(const char* alias, const char* base, ParamMap defaults, const char* summary) {
+    solver_registry().add_alias(alias, base, std::move(defaults), summary);
+  }
+};
+
+}  // namespace fedbench
+
+#define FEDBENCH_SOLVER_CONCAT_(a, b) a##b
+#define FEDBENCH_SOLVER_CONCAT(a, b) FEDBENCH_SOLVER_CONCAT_(a, b)
+#define FEDBENCH_REGISTER_SOLVER(Type, name, summary, citation)                    \
+  static const ::fedbench::SolverRegistrar<Type> FEDBENCH_SOLVER_CONCAT(           \
+      fedbench_solver_registrar_, __LINE__)(name, summary, citation)
+//! A registered name for `base` with some defaults changed (e.g. the deterministic variant).
+//! Usage: FEDBENCH_REGISTER_SOLVER_ALIAS("local-gda", "local-sgda", "summary", {"batch_size", "0"});
+#define FEDBENCH_REGISTER_SOLVER_ALIAS(alias, base, summary, ...)                  \
+  static const ::fedbench::SolverAliasRegistrar FEDBENCH_SOLVER_CONCAT(            \
+      fedbench_solver_alias_, __LINE__)(alias, base, ::fedbench::ParamMap{__VA_ARGS__}, summary)

@@ -1,0 +1,45 @@
+#include "engine/runner.hpp"
+
+#include "problem/problem_registry.hpp"
+
+namespace fedbench {
+
+PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const MinimaxProblem> problem) {
+  if (request.budget.rounds < 0) throw UserError("rounds must be >= 0");
+  if (request.eval.every < 1) throw UserError("eval-every must be >= 1");
+  if (!(request.budget.divergence_factor > 1))
+    throw UserError("divergence factor must be > 1");
+
+  PreparedRun run;
+  const auto& solver_entry = solver_registry().get(request.solver);
+  run.solver = solver_entry.create(request.solver_params);  // parses: fails before problem work
+  const auto& problem_entry = problem_registry().get(request.problem);
+  run.config.problem = request.problem;
+  run.config.problem_params = problem_entry.resolved(request.problem_params);
+  run.problem = problem ? std::move(problem)
+                        : std::shared_ptr<const MinimaxProblem>(
+                              problem_entry.create(request.problem_params));
+
+  const auto& part = request.participation;
+  if (part.mode == Participation::Mode::uniform &&
+      part.clients_per_round > run.problem->num_clients())
+    throw UserError("participation uniform:" + std::to_string(part.clients_per_round) +
+                    " asks for more clients per round than problem " + request.problem +
+                    " has (" + std::to_string(run.problem->num_clients()) + ")");
+  run.config.solver = request.solver;
+  run.config.participation = request.participation;
+  run.config.seed = request.seed;
+  run.config.budget = request.budget;
+  run.config.eval = request.eval;
+  run.solver->prepare(*run.problem, run.config);
+  run.config.solver_params = run.solver->resolved_params();
+  return run;
+}
+
+RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
+                   const std::string& command_line) {
+  if (threads < 1) throw UserError("threads must be >= 1");
+  return run.solver->run(*run.problem, run.config, threads, sink, command_line);
+}
+
+}  // namespace fedbench

@@ -1,0 +1,42 @@
+// From a request (names, raw parameters, federation settings) to a finished run. Everything
+// is validated in prepare_run before any round starts: unknown names, unknown or invalid
+// parameters, solver/problem/participation compatibility, theory values that cannot be
+// computed. The CLI, tests and benchmarks all go through here.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/run_config.hpp"
+#include "engine/solver.hpp"
+#include "engine/trajectory.hpp"
+#include "problem/minimax_problem.hpp"
+
+namespace fedbench {
+
+struct RunRequest {
+  std::string problem;
+  ParamMap problem_params;
+  std::string solver;
+  ParamMap solver_params;
+  Participation participation;
+  std::uint64_t seed = 0;
+  Budget budget;
+  EvalSchedule eval;
+};
+
+struct PreparedRun {
+  std::shared_ptr<const MinimaxProblem> problem;
+  std::unique_ptr<SolverRunner> solver;
+  RunConfig config;  //!< fully resolved: what the output file records
+};
+
+//! Validates and resolves a request. Pass `problem` to reuse an instance built from the same
+//! problem name and parameters (tests and grids build it once). Throws UserError.
+PreparedRun prepare_run(const RunRequest& request,
+                        std::shared_ptr<const MinimaxProblem> problem = nullptr);
+
+//! Runs a prepared run with `threads` threads (results do not depend on it).
+RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
+                   const std::string& command_line = {});
+
+}  // namespace fedbench

@@ -1,0 +1,89 @@
+// A thin RAII wrapper over the HDF5 C API: only what fedbench's files need (groups, scalar
+// attributes, extendible 1-D datasets). H5Cpp is retired in HDF5 2.0 and HighFive is not in
+// Debian 12 (design.md), so this is ours. Every failure becomes a UserError naming the file.
+#pragma once
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace fedbench::io::h5 {
+
+//! Owns one hid_t and closes it with the matching H5?close.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+      close_ = o.close_;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+
+  hid_t id() const { return id_; }
+  explicit operator bool() const { return id_ >= 0; }
+  void reset() {
+    if (id_ >= 0 && close_) close_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer close_ = nullptr;
+};
+
+using AttributeValue = std::variant<std::string, std::int64_t, double>;
+
+//! Turns off HDF5's own error printing (we report errors ourselves); idempotent.
+void silence_errors();
+
+Handle create_file(const std::string& path);  //!< truncates
+Handle open_file_readonly(const std::string& path);
+Handle create_group(hid_t parent, const std::string& name);
+Handle open_group(hid_t parent, const std::string& name);
+bool has_link(hid_t parent, const std::string& name);
+//! Names of the links in a group, in creation-independent (name) order.
+std::vector<std::string> list_links(hid_t group);
+
+void write_attribute(hid_t obj, const std::string& name, const std::string& value);
+void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
+void write_attribute(hid_t obj, const std::string& name, std::uint64_t value);
+void write_attribute(hid_t obj, const std::string& name, double value);
+bool has_attribute(hid_t obj, const std::string& name);
+AttributeValue read_attribute(hid_t obj, const std::string& name);
+std::vector<std::string> list_attributes(hid_t obj);
+
+enum class ElementType { int64, float64 };
+
+//! An extendible, chunked 1-D dataset that grows by appends.
+class Column {
+ public:
+  Column(hid_t group, const std::string& name, ElementType type, hsize_t chunk);
+  void append(const std::int64_t* values, std::size_t n);
+  void append(const double* values, std::size_t n);
+  hid_t id() const { return dataset_.id(); }
+
+ private:
+  void append_raw(hid_t memory_type, const void* values, std::size_t n);
+  Handle dataset_;
+  std::string name_;
+  hsize_t size_ = 0;
+};
+
+//! Writes a fixed-size 1-D dataset (per-client totals, ...).
+void write_vector(hid_t group, const std::string& name, const std::vector<std::int64_t>& v);
+//! Reads any numeric 1-D dataset converted to double.
+std::vector<double> read_vector(hid_t group, const std::string& name);
+
+}  // namespace fedbench::io::h5

@@ -1,0 +1,274 @@
+#include "io/trajectory_file.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "core/build_info.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/hdf5.hpp"
+
+namespace fedbench::io {
+
+namespace {
+
+constexpr hsize_t kChunk = 256;       // rows per chunk: small files stay small
+constexpr std::size_t kFlushRows = 256;
+
+// Counter columns, in file order; each reads one int64 out of a TrajectoryRow.
+struct CounterColumn {
+  const char* name;
+  std::int64_t (*get)(const TrajectoryRow&);
+};
+
+const std::vector<CounterColumn>& counter_columns() {
+  static const std::vector<CounterColumn> cols = [] {
+    std::vector<CounterColumn> c{{"round", [](const TrajectoryRow& r) { return r.round; }}};
+    // Plain function pointers (no captures), so one per oracle kind.
+    c.push_back({"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; }});
+    c.push_back({"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; }});
+    c.push_back({"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; }});
+    c.push_back({"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; }});
+    c.push_back({"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; }});
+    c.push_back({"samples", [](const TrajectoryRow& r) { return r.oracle.samples; }});
+    c.push_back({"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; }});
+    c.push_back({"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; }});
+    c.push_back({"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; }});
+    c.push_back({"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; }});
+    c.push_back({"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; }});
+    c.push_back({"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; }});
+    c.push_back({"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; }});
+    return c;
+  }();
+  return cols;
+}
+
+}  // namespace
+
+struct Hdf5TrajectoryWriter::State {
+  h5::Handle file, trajectory;
+  std::vector<h5::Column> counters, reals;  // reals: wall_time, then every metric
+  std::vector<std::vector<std::int64_t>> counter_buffer;
+  std::vector<std::vector<double>> real_buffer;
+  bool ended = false;
+};
+
+Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path) : path_(std::move(path)) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::path(path_).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw UserError("cannot write " + path_ + ": directory " + parent.string() +
+                    " does not exist; create it first");
+  if (fs::is_directory(path_, ec))
+    throw UserError("cannot write " + path_ + ": it is a directory; give a file name");
+}
+
+Hdf5TrajectoryWriter::~Hdf5TrajectoryWriter() {
+  if (state_ && !state_->ended) {  // the run died: leave nothing that looks finished
+    state_.reset();
+    std::remove(part_path().c_str());
+  }
+}
+
+void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
+  state_ = std::make_unique<State>();
+  State& s = *state_;
+  s.file = h5::create_file(part_path());
+  const hid_t root = s.file.id();
+  h5::write_attribute(root, "format", std::string(kTrajectoryFormat));
+  h5::write_attribute(root, "format_version", kTrajectoryFormatVersion);
+  h5::write_attribute(root, "fedbench_version", fedbench_version());
+  h5::write_attribute(root, "git_commit", git_commit());
+  h5::write_attribute(root, "compiler", compiler_id());
+  h5::write_attribute(root, "command_line", h.command_line);
+  h5::write_attribute(root, "config", h.config_text);
+  h5::write_attribute(root, "problem", h.problem);
+  h5::write_attribute(root, "solver", h.solver);
+  h5::write_attribute(root, "seed", static_cast<std::uint64_t>(h.seed));
+  h5::write_attribute(root, "num_clients", static_cast<std::int64_t>(h.num_clients));
+  h5::write_attribute(root, "dim", static_cast<std::int64_t>(h.dim));
+  h5::write_attribute(root, "status", std::string("running"));
+  h5::write_attribute(root, "stop_reason", std::string(""));
+
+  h5::Handle constants = h5::create_group(root, "constants");
+  for (const auto& [name, value] : h.constants) h5::write_attribute(constants.id(), name, value);
+  h5::Handle docs = h5::create_group(constants.id(), "docs");
+  for (const auto& [name, doc] : h.constant_docs) h5::write_attribute(docs.id(), name, doc);
+  h5::Handle params = h5::create_group(root, "params");
+  h5::Handle problem = h5::create_group(params.id(), "problem");
+  for (const auto& [k, v] : h.problem_params) h5::write_attribute(problem.id(), k, v);
+  h5::Handle solver = h5::create_group(params.id(), "solver");
+  for (const auto& [k, v] : h.solver_params) h5::write_attribute(solver.id(), k, v);
+
+  s.trajectory = h5::create_group(root, "trajectory");
+  std::vector<std::string> order;
+  for (const auto& c : counter_columns()) {
+    s.counters.emplace_back(s.trajectory.id(), c.name, h5::ElementType::int64, kChunk);
+    h5::write_attribute(s.counters.back().id(), "kind", std::string(c.name == std::string("round")
+                                                                        ? "index" : "counter"));
+    order.push_back(c.name);
+  }
+  std::vector<std::string> real_names{"wall_time"};
+  for (const auto& m : h.metric_names) real_names.push_back(m);
+  for (std::size_t k = 0; k < real_names.size(); ++k) {
+    s.reals.emplace_back(s.trajectory.id(), real_names[k], h5::ElementType::float64, kChunk);
+    h5::write_attribute(s.reals.back().id(), "kind", std::string(k == 0 ? "time" : "metric"));
+    order.push_back(real_names[k]);
+  }
+  h5::write_attribute(s.trajectory.id(), "columns", join(order, ","));
+  s.counter_buffer.assign(s.counters.size(), {});
+  s.real_buffer.assign(s.reals.size(), {});
+}
+
+void Hdf5TrajectoryWriter::row(const TrajectoryRow& r) {
+  State& s = *state_;
+  const auto& cols = counter_columns();
+  for (std::size_t k = 0; k < cols.size(); ++k) s.counter_buffer[k].push_back(cols[k].get(r));
+  s.real_buffer[0].push_back(r.wall_time);
+  for (std::size_t k = 0; k < r.metrics.size(); ++k) s.real_buffer[k + 1].push_back(r.metrics[k]);
+  if (s.counter_buffer[0].size() >= kFlushRows) flush();
+}
+
+void Hdf5TrajectoryWriter::flush() {
+  State& s = *state_;
+  for (std::size_t k = 0; k < s.counters.size(); ++k) {
+    s.counters[k].append(s.counter_buffer[k].data(), s.counter_buffer[k].size());
+    s.counter_buffer[k].clear();
+  }
+  for (std::size_t k = 0; k < s.reals.size(); ++k) {
+    s.reals[k].append(s.real_buffer[k].data(), s.real_buffer[k].size());
+    s.real_buffer[k].clear();
+  }
+}
+
+void Hdf5TrajectoryWriter::end(const RunSummary& summary) {
+  State& s = *state_;
+  flush();
+  const hid_t root = s.file.id();
+  h5::write_attribute(root, "status", summary.status());
+  h5::write_attribute(root, "stop_reason", to_string(summary.reason));
+  h5::write_attribute(root, "message", summary.message);
+  h5::write_attribute(root, "rounds", static_cast<std::int64_t>(summary.rounds));
+  h5::write_attribute(root, "wall_time", summary.wall_time);
+  h5::Handle clients = h5::create_group(root, "clients");
+  for (int k = 0; k <= kOracleKinds; ++k) {
+    std::vector<std::int64_t> v;
+    for (const auto& c : summary.per_client) v.push_back(k < kOracleKinds ? c.calls[k] : c.samples);
+    h5::write_vector(clients.id(), k < kOracleKinds ? std::string(kOracleKindNames[k]) : "samples",
+                     v);
+  }
+  clients.reset();
+  s.reals.clear();
+  s.counters.clear();
+  s.trajectory.reset();
+  if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0)
+    throw UserError("cannot write " + part_path() + " (disk full?)");
+  s.file.reset();
+  s.ended = true;
+  std::error_code ec;
+  std::filesystem::rename(part_path(), path_, ec);
+  if (ec) throw UserError("cannot rename " + part_path() + " to " + path_ + ": " + ec.message());
+}
+
+const std::vector<double>& StoredRun::column(const std::string& name) const {
+  auto it = columns.find(name);
+  if (it == columns.end())
+    throw UserError(path + " has no column '" + name + "'; columns: " + join(column_names, ", "));
+  return it->second;
+}
+
+std::size_t StoredRun::num_rows() const {
+  return columns.empty() ? 0 : columns.begin()->second.size();
+}
+
+StoredRun read_trajectory(const std::string& path) {
+  h5::Handle file = h5::open_file_readonly(path);
+  const hid_t root = file.id();
+  const h5::AttributeValue format = h5::has_attribute(root, "format")
+                                        ? h5::read_attribute(root, "format")
+                                        : h5::AttributeValue{std::int64_t{0}};
+  const auto* format_text = std::get_if<std::string>(&format);
+  if (!format_text || *format_text != kTrajectoryFormat)
+    throw UserError(path + " is not a fedbench trajectory file (no format = " +
+                    kTrajectoryFormat + " attribute)");
+  StoredRun run;
+  run.path = path;
+  for (const auto& name : h5::list_attributes(root)) {
+    const h5::AttributeValue v = h5::read_attribute(root, name);
+    if (const auto* t = std::get_if<std::string>(&v)) run.text[name] = *t;
+    else if (const auto* i = std::get_if<std::int64_t>(&v)) run.numbers[name] = static_cast<double>(*i);
+    else run.numbers[name] = std::get<double>(v);
+  }
+  const auto version = run.numbers.find("format_version");
+  if (version == run.numbers.end() || version->second > kTrajectoryFormatVersion)
+    throw UserError(path + " has trajectory format version " +
+                    (version == run.numbers.end() ? std::string("?")
+                                                  : format_real(version->second)) +
+                    "; this fedbench reads up to " + std::to_string(kTrajectoryFormatVersion) +
+                    ", upgrade fedbench");
+  auto read_text_group = [&](const char* group, std::map<std::string, std::string>& out) {
+    h5::Handle g = h5::open_group(root, group);
+    for (const auto& name : h5::list_attributes(g.id()))
+      out[name] = std::get<std::string>(h5::read_attribute(g.id(), name));
+  };
+  read_text_group("params/problem", run.problem_params);
+  read_text_group("params/solver", run.solver_params);
+  {
+    h5::Handle g = h5::open_group(root, "constants");
+    for (const auto& name : h5::list_attributes(g.id()))
+      run.constants[name] = std::get<double>(h5::read_attribute(g.id(), name));
+  }
+  h5::Handle trajectory = h5::open_group(root, "trajectory");
+  run.column_names = split(std::get<std::string>(h5::read_attribute(trajectory.id(), "columns")), ',');
+  for (const auto& name : run.column_names) run.columns[name] = h5::read_vector(trajectory.id(), name);
+  if (h5::has_link(root, "clients")) {
+    h5::Handle clients = h5::open_group(root, "clients");
+    for (const auto& name : h5::list_links(clients.id()))
+      run.per_client[name] = h5::read_vector(clients.id(), name);
+  }
+  return run;
+}
+
+std::string summarize_trajectory(const StoredRun& run) {
+  auto text = [&](const std::string& k) {
+    auto it = run.text.find(k);
+    return it == run.text.end() ? std::string("?") : it->second;
+  };
+  auto number = [&](const std::string& k) {
+    auto it = run.numbers.find(k);
+    return it == run.numbers.end() ? std::string("?") : format_real(it->second);
+  };
+  std::ostringstream o;
+  o << "file:     " << run.path << "\n"
+    << "written:  fedbench " << text("fedbench_version") << " (commit " << text("git_commit")
+    << ", " << text("compiler") << "), format " << number("format_version") << "\n"
+    << "command:  " << text("command_line") << "\n"
+    << "status:   " << text("status") << " (" << text("stop_reason") << ")";
+  if (!text("message").empty() && text("message") != "?") o << ": " << text("message");
+  o << "\n"
+    << "rounds:   " << number("rounds") << "  solver time: " << number("wall_time") << " s\n"
+    << "\nconfiguration:\n";
+  for (const auto& line : split(text("config"), '\n'))
+    if (!line.empty()) o << "  " << line << "\n";
+  o << "\nconstants:\n";
+  for (const auto& [k, v] : run.constants) o << "  " << k << " = " << format_real(v) << "\n";
+  o << "\ntrajectory: " << run.num_rows() << " rows\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-16s %16s %16s %16s\n", "column", "first", "last", "min");
+  o << line;
+  for (const auto& name : run.column_names) {
+    const auto& c = run.columns.at(name);
+    if (c.empty()) continue;
+    double lo = c.front();
+    for (double v : c) lo = std::fmin(lo, v);
+    std::snprintf(line, sizeof line, "  %-16s %16.6g %16.6g %16.6g\n", name.c_str(), c.front(),
+                  c.back(), lo);
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace fedbench::io

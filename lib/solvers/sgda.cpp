@@ -1,0 +1,59 @@
+// Distributed (minibatch) SGDA / GDA: every round each sampled client uploads one (stochastic)
+// operator evaluation at the server model, and the server takes one step with their mean.
+// A. Fallah, A. Ozdaglar, S. Pattathil, "An Optimal Multistage Stochastic Gradient Method for
+// Minimax Problems", CDC 2020 (the non-local GDA/SGDA row of Table 1 of S. Zhang et al.,
+// ICLR 2024): one communication per iteration.
+//
+// Symbols: gamma = step_size. z <- z - gamma (1/|S|) sum_{i in S} g_i(z).
+// Theory: gamma = 1/(2 ell) with ell the cocoercivity of F (full batch) or the largest
+// per-sample cocoercivity (stochastic oracles).
+#include "engine/engine.hpp"
+
+namespace fedbench::solvers {
+
+struct Sgda {
+  struct Params {
+    double step_size;
+    int batch_size;
+  };
+  static void declare(Schema<Params>& s) {
+    s.real("step_size", &Params::step_size, kTheory, {.gt = 0},
+           "gamma; theory 1/(2 ell)", true)
+        .integer("batch_size", &Params::batch_size, "1", {.ge = 0},
+                 "samples per oracle call, with replacement; 0 = full local batch (GDA)");
+  }
+  static void resolve(Params& p, const SolverSetup& s) {
+    if (is_unset(p.step_size))
+      p.step_size = 1.0 / (2.0 * s.constant(p.batch_size == 0 ? "cocoercivity"
+                                                               : "cocoercivity_sample_max"));
+  }
+
+  Params p;
+  struct Down {
+    Vec model;
+    auto fields() const { return std::tie(model); }
+  };
+  struct Up {
+    Vec grad;
+    auto fields() const { return std::tie(grad); }
+  };
+  struct Client {};
+  Vec mean_grad_;
+
+  void server_begin(ServerCtx& s, Down& d) const { d.model = s.model(); }
+  void client_round(ClientCtx& c, Client&, const Down& d, Up& up) const {
+    c.oracle().op(d.model, up.grad, p.batch_size);
+  }
+  void server_end(ServerCtx& s, std::span<const Up> up) {
+    mean_into(up, &Up::grad, mean_grad_);
+    s.model() -= p.step_size * mean_grad_;
+  }
+};
+
+FEDBENCH_REGISTER_SOLVER(Sgda, "sgda",
+                         "distributed minibatch SGDA: one averaged step per communication",
+                         "Fallah, Ozdaglar, Pattathil, CDC 2020 (Table 1 of Zhang et al. 2024)");
+FEDBENCH_REGISTER_SOLVER_ALIAS("gda", "sgda", "distributed GDA with full-batch oracles",
+                               {"batch_size", "0"});
+
+}  // namespace fedbench::solvers

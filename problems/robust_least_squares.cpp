@@ -1,0 +1,264 @@
+// Robust least squares, penalised form (paper eq. 6) of
+//   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, §5 and Appendix G.1;
+//   spec 002 §4.2.
+//
+//   min_beta max_y G(beta, y) = ||A beta - y||^2 - lambda ||y - y0||^2,   lambda > 1.
+// Rows are split into M contiguous blocks of m = floor(r/M) rows; row k contributes
+//   f_k = (a_k^T beta - y_k)^2 - lambda (y_k - y0_k)^2,
+//   F_k = (2 a_k (a_k^T beta - y_k),  e_k 2 (a_k^T beta + (lambda-1) y_k - lambda y0_k)),
+// and clients average their rows, so the operator solved is F = (1/r) F_G (as the code does;
+// same solution, constants divided by r). z = (beta, y) has dimension s + r.
+// The operator is applied in O(b s + r) per call of b rows: no per-row matrices are stored.
+//
+// Exact solution [spec §4.2, verified algebraically]: beta* = A^+ y0 (least squares; the
+// minimum-norm one when A is rank deficient, which is where GDA-type methods started at 0
+// converge), y* = (lambda y0 - A beta*) / (lambda - 1).
+// Constants in closed form through the singular values of each row block X (m x s): on the
+// pairs of singular vectors the operator scale [[X^T X, -X^T], [X, (lambda-1) I]] acts as the
+// 2x2 matrices scale [[s^2, -s], [s, lambda-1]] (spec §3.2, eigenvalue formula with the 1e-5
+// cutoff; mu is the true modulus 2 min(lambda_min(A^T A), lambda-1)/r, the code's value
+// without the factor 2 is stored as mu_code).
+// Resolved ambiguities: the paper's s = 20, beta0 ~ N(0, 0.1), eps ~ N(0, 0.01) read as
+// variances (stds 0.316 and 0.1); `rows` not a multiple of `clients` drops the remainder rows,
+// so every client holds m rows and F = (1/r) F_G exactly.
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "datasets/libsvm.hpp"
+#include "linalg/operator_constants.hpp"
+#include "problem/problem_registry.hpp"
+
+namespace fedbench::problems {
+
+namespace {
+
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+//! Constants of scale [[X^T X, -X^T], [X, c I]] (X is m x s) embedded among `extra_zero`
+//! further zero coordinates, from the squared singular values of X.
+struct BlockConstants {
+  double lipschitz = 0, mu = 0, ell_eig = 0, ell_exact = 0;
+  bool invertible = true;
+};
+
+//! Eigenvalues of [[q, -sqrt(q)], [sqrt(q), c]]: trace q + c, determinant q c + q.
+std::array<std::complex<double>, 2> pair_eigenvalues(double q, double c) {
+  const double tr = q + c, det = q * c + q;
+  const std::complex<double> root = std::sqrt(std::complex<double>(tr * tr - 4 * det));
+  return {0.5 * (tr + root), 0.5 * (tr - root)};
+}
+
+BlockConstants block_constants(const Mat& X, double c, double scale, Index extra_zero) {
+  const Index m = X.rows(), s = X.cols(), k = std::min(m, s);
+  const Mat gram = m <= s ? Mat(X * X.transpose()) : Mat(X.transpose() * X);
+  Vec sigma_sq = Eigen::SelfAdjointEigenSolver<Mat>(gram, Eigen::EigenvaluesOnly).eigenvalues();
+  sigma_sq = sigma_sq.cwiseMax(0.0);
+
+  BlockConstants out;
+  double min_re_inverse = INFINITY, min_exact = INFINITY;
+  auto eigenvalue = [&](std::complex<double> l) {
+    l *= scale;
+    if (std::abs(l) > linalg::kEigenvalueCutoff)
+      min_re_inverse = std::min(min_re_inverse, l.real() / std::norm(l));
+  };
+  for (Index j = 0; j < k; ++j) {
+    const double q = sigma_sq(j), sv = std::sqrt(q);
+    for (const auto& l : pair_eigenvalues(q, c)) eigenvalue(l);
+    Eigen::Matrix2d B;
+    B << q, -sv, sv, c;
+    out.lipschitz = std::max(out.lipschitz, scale * Eigen::JacobiSVD<Eigen::Matrix2d>(B)
+                                                        .singularValues()(0));
+    if (q > 0) {  // determinant q (c + 1) > 0
+      const Eigen::Matrix2d inv = B.inverse() / scale;
+      const Eigen::Matrix2d sym = 0.5 * (inv + inv.transpose());
+      min_exact = std::min(min_exact, Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(sym)
+                                          .eigenvalues()(0));
+    } else {
+      out.invertible = false;
+    }
+  }
+  if (m > k) {  // y-directions orthogonal to the range of X: eigenvalue scale c
+    eigenvalue(c);
+    out.lipschitz = std::max(out.lipschitz, scale * c);
+    min_exact = std::min(min_exact, 1.0 / (scale * c));
+  }
+  if (s > k || extra_zero > 0) out.invertible = false;  // beta-directions in the kernel of X
+  const double lambda_min_gram = s > k ? 0.0 : sigma_sq.minCoeff();
+  out.mu = extra_zero > 0 ? 0.0 : scale * std::min(lambda_min_gram, c);
+  out.ell_eig = std::isfinite(min_re_inverse) ? 1.0 / min_re_inverse : 0.0;
+  out.ell_exact = out.invertible ? 1.0 / min_exact : 0.0;
+  return out;
+}
+
+}  // namespace
+
+class RobustLeastSquares : public MinimaxProblem {
+ public:
+  struct Params {
+    std::string source, path;
+    int rows, features, clients;
+    double beta_std, noise_std, lambda;
+    std::int64_t instance_seed;
+  };
+  static void declare(Schema<Params>& s) {
+    s.choice("source", &Params::source, "synthetic", {"synthetic", "libsvm"},
+             "synthetic (spec §4.2) or a LIBSVM file given by path")
+        .text("path", &Params::path, "", "LIBSVM file (features as A, labels as y0)")
+        .integer("rows", &Params::rows, "200", {.ge = 0},
+                 "r; for libsvm the first r rows of the file, 0 = all")
+        .integer("features", &Params::features, "0", {.ge = 0},
+                 "s; 0 = 20 (synthetic) or the largest index in the file (libsvm)")
+        .integer("clients", &Params::clients, "20", {.ge = 1}, "M, contiguous row blocks")
+        .real("beta_std", &Params::beta_std, "0.31622776601683794", {.ge = 0},
+              "std of beta0 (paper: variance 0.1)")
+        .real("noise_std", &Params::noise_std, "0.1", {.ge = 0},
+              "std of eps in y0 = A beta0 + eps (paper: variance 0.01)")
+        .real("lambda", &Params::lambda, "50", {.gt = 1}, "penalty lambda of eq. (6)")
+        .integer("instance_seed", &Params::instance_seed, "1024", {.ge = 0},
+                 "seed of the synthetic instance");
+  }
+
+  explicit RobustLeastSquares(const Params& p) : lambda_(p.lambda) {
+    if (p.source == "synthetic") {
+      if (!p.path.empty())
+        throw UserError("problem robust-least-squares: path is only read with source=libsvm");
+      generate(p);
+    } else {
+      if (p.path.empty())
+        throw UserError("problem robust-least-squares: source=libsvm needs -p path=FILE");
+      load(p);
+    }
+    const Index r = A_.rows();
+    if (r < p.clients)
+      throw UserError("problem robust-least-squares: " + std::to_string(r) +
+                      " rows cannot be split over " + std::to_string(p.clients) +
+                      " clients; lower clients");
+    rows_per_client_ = r / p.clients;
+    const Index used = rows_per_client_ * p.clients;  // drop the remainder (see above)
+    A_.conservativeResize(used, A_.cols());
+    y0_.conservativeResize(used);
+    set_shape(A_.cols(), used, std::vector<Index>(p.clients, rows_per_client_));
+  }
+
+  std::string problem_class() const override { return "SC-SC (robust least squares)"; }
+
+  std::optional<Vec> reference_solution() const override {
+    const Vec beta = Eigen::CompleteOrthogonalDecomposition<Mat>(Mat(A_)).solve(y0_);
+    Vec z(dim());
+    z.head(dim_x()) = beta;
+    z.tail(dim_y()) = (lambda_ * y0_ - A_ * beta) / (lambda_ - 1.0);
+    return z;
+  }
+
+ protected:
+  void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override {
+    const Index s = dim_x(), first = client * rows_per_client_;
+    const auto beta = z.head(s);
+    out.setZero();
+    auto add_row = [&](Index k) {
+      const double prediction = A_.row(k).dot(beta);
+      out.head(s) += (2.0 * (prediction - z(s + k))) * A_.row(k).transpose();
+      out(s + k) += 2.0 * (prediction + (lambda_ - 1.0) * z(s + k) - lambda_ * y0_(k));
+    };
+    if (samples.empty()) {
+      for (Index j = 0; j < rows_per_client_; ++j) add_row(first + j);
+      out /= static_cast<double>(rows_per_client_);
+    } else {
+      for (Index j : samples) add_row(first + j);
+      out /= static_cast<double>(samples.size());
+    }
+  }
+
+  double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
+    const Index s = dim_x(), first = client * rows_per_client_;
+    auto row_value = [&](Index k) {
+      const double residual = A_.row(k).dot(z.head(s)) - z(s + k);
+      const double shift = z(s + k) - y0_(k);
+      return residual * residual - lambda_ * shift * shift;
+    };
+    double total = 0;
+    if (samples.empty()) {
+      for (Index j = 0; j < rows_per_client_; ++j) total += row_value(first + j);
+      return total / static_cast<double>(rows_per_client_);
+    }
+    for (Index j : samples) total += row_value(first + j);
+    return total / static_cast<double>(samples.size());
+  }
+
+  Constants compute_constants() const override {
+    const double c = lambda_ - 1.0;
+    const Index r = A_.rows(), m = rows_per_client_;
+    Constants k;
+    const BlockConstants global = block_constants(A_, c, 2.0 / static_cast<double>(r), 0);
+    double lip_clients = 0, ell_clients = 0, ell_rows = 0;
+    for (int i = 0; i < num_clients(); ++i) {
+      const BlockConstants b =
+          block_constants(A_.middleRows(i * m, m), c, 2.0 / static_cast<double>(m), r - m);
+      lip_clients = std::max(lip_clients, b.lipschitz);
+      ell_clients = std::max(ell_clients, b.ell_eig);
+    }
+    for (Index row = 0; row < r; ++row) {
+      // A single row: one pair with sigma^2 = |a_k|^2 (spec §3.2, rank-2 M_k).
+      for (std::complex<double> l : pair_eigenvalues(A_.row(row).squaredNorm(), c)) {
+        l *= 2.0;
+        if (std::abs(l) > linalg::kEigenvalueCutoff)
+          ell_rows = std::max(ell_rows, std::norm(l) / l.real());
+      }
+    }
+    k.set("mu", global.mu, "2 min(lambda_min(A^T A), lambda-1)/r: strong monotonicity of F; "
+                           "clients are only monotone (spec 002 §3.2 fallback to the global value)");
+    k.set("mu_global", global.mu, "same as mu");
+    k.set("mu_code", 0.5 * global.mu, "the official code's min(lambda_min(A^T A), lambda-1)/r");
+    k.set("lipschitz", global.lipschitz, "||J||_2 of F");
+    k.set("lipschitz_client_max", lip_clients, "max_i ||M_i||_2");
+    k.set("cocoercivity", global.ell_eig, "ell of F, eigenvalue formula (cutoff 1e-5)");
+    k.set("cocoercivity_client_max", lip_clients > 0 ? ell_clients : 0,
+          "max_i ell_i, eigenvalue formula (cutoff 1e-5; client operators are singular)");
+    k.set("cocoercivity_sample_max", ell_rows, "max_k ell_k over rows, eigenvalue formula");
+    if (global.invertible) k.set("cocoercivity_exact", global.ell_exact, "exact ell of F");
+    k.set("rows_used", static_cast<double>(r), "rows kept (a multiple of clients)");
+    return k;
+  }
+
+ private:
+  void generate(const Params& p) {
+    const Index r = p.rows == 0 ? 200 : p.rows, s = p.features == 0 ? 20 : p.features;
+    const auto seed = static_cast<std::uint64_t>(p.instance_seed);
+    Stream beta_rng(seed, "robust-least-squares-beta");
+    Vec beta0(s);
+    for (Index j = 0; j < s; ++j) beta0(j) = p.beta_std * beta_rng.normal();
+    A_.resize(r, s);
+    y0_.resize(r);
+    for (Index k = 0; k < r; ++k) {
+      Stream row_rng(seed, "robust-least-squares-row", -1, k);
+      for (Index j = 0; j < s; ++j) A_(k, j) = row_rng.normal();
+      y0_(k) = A_.row(k).dot(beta0) + p.noise_std * row_rng.normal();
+    }
+  }
+
+  void load(const Params& p) {
+    const datasets::LibsvmData data = datasets::read_libsvm(p.path);
+    const int s = p.features == 0 ? data.max_index : p.features;
+    const Mat X = data.dense(s);
+    const Index r = p.rows == 0 ? data.num_rows() : std::min<Index>(p.rows, data.num_rows());
+    A_ = X.topRows(r);
+    y0_ = Eigen::Map<const Vec>(data.labels.data(), r);
+  }
+
+  double lambda_;
+  RowMat A_;
+  Vec y0_;
+  Index rows_per_client_ = 0;
+};
+
+FEDBENCH_REGISTER_PROBLEM(RobustLeastSquares, "robust-least-squares",
+                          "penalised robust least squares (paper eq. 6), synthetic or LIBSVM",
+                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, eq. (6), Appendix G.1");
+
+}  // namespace fedbench::problems

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Bad input: one line naming the thing and the valid choices, exit 2, before any work, and an
+# existing output file is left untouched.
+source "$(dirname "$0")/lib.bash"
+small=(-p clients=3 -p samples=4 -p dim_per_player=2)
+
+expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: fedgda-gt, gda, local-eg, local-gda, local-seg, local-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sgda (did you mean 'proxskip-gda-fl'?)" \
+  "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl
+expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: quadratic-game, robust-least-squares, two-client-game" \
+  "$fedbench" run --problem quadratic --solver gda
+expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_size, step_size (did you mean 'step_size'?)" \
+  "$fedbench" run --problem quadratic-game --solver gda -s stepsize=0.1
+expect_fail 2 "fedbench: solver proxskip-vip-fl: comm_prob = 0 violates 0 < comm_prob <= 1" \
+  "$fedbench" run --problem quadratic-game --solver proxskip-vip-fl -s comm_prob=0
+expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not an integer" \
+  "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps=2.5
+expect_fail 2 "fedbench: problem quadratic-game: clients = 0 violates 1 <= clients" \
+  "$fedbench" run --problem quadratic-game --solver gda --clients 0 -p samples=3
+expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M clients per round) or bernoulli:Q (each client joins with probability 0 < Q <= 1)" \
+  "$fedbench" run --problem quadratic-game --solver gda --participation half
+expect_fail 2 "fedbench: solver fedgda-gt: step_size = 'fast' is not a finite number or 'theory'" \
+  "$fedbench" run --problem quadratic-game --solver fedgda-gt -s step_size=fast
+expect_fail 2 "fedbench: solver gda: 'step_size' is not of the form key=value" \
+  "$fedbench" run --problem quadratic-game --solver gda -s step_size
+expect_fail 2 "fedbench: target 'rel_error<1e-3' is not of the form METRIC<=VALUE, e.g. rel_error<=1e-10" \
+  "$fedbench" run --problem quadratic-game --solver gda --target 'rel_error<1e-3'
+
+# A rejected run must not touch an existing output file.
+echo "precious" > "$scratch/keep.h5"
+expect_fail 2 "fedbench: solver gda: unknown parameter 'bogus'; valid: batch_size, step_size" \
+  "$fedbench" run --problem quadratic-game --solver gda -s bogus=1 -o "$scratch/keep.h5" "${small[@]}"
+checks=$((checks + 1))
+if [ "$(cat "$scratch/keep.h5")" != "precious" ]; then echo "FAIL: output file was touched"; failures=$((failures + 1)); fi
+
+expect_fail 2 "fedbench: cannot open $scratch/missing.h5: no such file" "$fedbench" show "$scratch/missing.h5"
+finish

@@ -1,0 +1,56 @@
+// Client sampling: the right sets, reproducible from (seed, round, phase) alone.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <vector>
+
+#include "core/error.hpp"
+#include "engine/client_sampling.hpp"
+
+using namespace fedbench;
+
+TEST_CASE("sampling: full participation takes every client in id order") {
+  ClientSampler s(Participation::parse("full"), 5, 1);
+  const auto ids = s.sample(3, 0);
+  CHECK(std::vector<int>(ids.begin(), ids.end()) == std::vector<int>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("sampling: uniform:m gives m distinct sorted ids, each client equally often") {
+  ClientSampler s(Participation::parse("uniform:3"), 10, 9);
+  std::vector<int> hits(10, 0);
+  const int rounds = 20000;
+  for (int r = 0; r < rounds; ++r) {
+    const auto ids = s.sample(r, 0);
+    REQUIRE(ids.size() == 3);
+    CHECK(std::set<int>(ids.begin(), ids.end()).size() == 3);
+    for (std::size_t k = 1; k < ids.size(); ++k) CHECK(ids[k - 1] < ids[k]);
+    for (int i : ids) ++hits[i];
+  }
+  for (int h : hits) CHECK(static_cast<double>(h) / rounds == doctest::Approx(0.3).epsilon(0.04));
+}
+
+TEST_CASE("sampling: bernoulli:q includes each client with probability q") {
+  ClientSampler s(Participation::parse("bernoulli:0.25"), 8, 4);
+  long total = 0;
+  const int rounds = 20000;
+  for (int r = 0; r < rounds; ++r) total += static_cast<long>(s.sample(r, 0).size());
+  CHECK(static_cast<double>(total) / (8.0 * rounds) == doctest::Approx(0.25).epsilon(0.03));
+}
+
+TEST_CASE("sampling: the set for a round does not depend on which rounds were asked before") {
+  ClientSampler a(Participation::parse("uniform:4"), 12, 3), b(Participation::parse("uniform:4"), 12, 3);
+  for (int r = 0; r < 10; ++r) a.sample(r, 0);
+  const auto x = a.sample(10, 0);
+  const std::vector<int> from_a(x.begin(), x.end());
+  const auto y = b.sample(10, 0);
+  CHECK(from_a == std::vector<int>(y.begin(), y.end()));
+}
+
+TEST_CASE("sampling: bad participation strings are rejected with the accepted forms") {
+  CHECK_THROWS_AS(Participation::parse("uniform:0"), UserError);
+  CHECK_THROWS_AS(Participation::parse("bernoulli:1.5"), UserError);
+  CHECK_THROWS_WITH(Participation::parse("some"),
+                    "participation 'some' is not valid; use full, uniform:M (M clients per round) "
+                    "or bernoulli:Q (each client joins with probability 0 < Q <= 1)");
+  CHECK_THROWS_AS(ClientSampler(Participation::parse("uniform:5"), 4, 0), UserError);
+}

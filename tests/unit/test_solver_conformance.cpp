@@ -1,0 +1,215 @@
+// Every registered solver, on a small strongly monotone quadratic game: it runs, makes
+// progress, counts what the problem layer served, gives the same bits with 1 and 3 threads,
+// and documents every parameter. Plus the communication formulas of spec 002 §2.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "engine/solver.hpp"
+#include "support/run_helpers.hpp"
+
+using namespace fedbench;
+using fedbench::testing::RunSpec;
+
+namespace {
+const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim_per_player", "3"}};
+const std::int64_t kDim = 6;
+
+std::shared_ptr<const MinimaxProblem> game() {
+  static auto g = fedbench::testing::problem("quadratic-game", kGame);
+  return g;
+}
+MemoryTrajectory run_game(const RunSpec& spec) {
+  return fedbench::testing::run(game(), "quadratic-game", kGame, spec);
+}
+void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (std::size_t r = 0; r < a.rows.size(); ++r) {
+    REQUIRE(a.rows[r].round == b.rows[r].round);
+    REQUIRE(a.rows[r].oracle.calls == b.rows[r].oracle.calls);
+    REQUIRE(a.rows[r].oracle.samples == b.rows[r].oracle.samples);
+    REQUIRE(a.rows[r].comm.bytes_up == b.rows[r].comm.bytes_up);
+    REQUIRE(a.rows[r].metrics == b.rows[r].metrics);
+  }
+}
+}  // namespace
+
+TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
+  CHECK(solver_registry().names() ==
+        std::vector<std::string>{"fedgda-gt", "gda", "local-eg", "local-gda", "local-seg",
+                                 "local-sgda", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
+                                 "proxskip-sgda-fl", "proxskip-vip-fl", "sgda"});
+}
+
+TEST_CASE("conformance: every solver documents every parameter") {
+  for (const auto& name : solver_registry().names()) {
+    const auto& e = solver_registry().get(name);
+    CAPTURE(name);
+    CHECK(!e.summary.empty());
+    CHECK(!e.citation.empty());
+    for (const auto& spec : e.params) {
+      CAPTURE(spec.name);
+      CHECK(spec.doc.size() > 3);
+    }
+  }
+}
+
+// Stochastic solvers stall at a noise floor of order gamma sigma^2 / mu (Thm 3.1), which on
+// this tiny game lies above the start; progress is checked with exact oracles wherever the
+// solver offers them (batch_size = 0) and the floor itself in test_noise_floor.cpp.
+ParamMap exact_oracles_if_offered(const std::string& solver) {
+  for (const auto& spec : solver_registry().get(solver).params)
+    if (spec.name == "batch_size" && spec.bounds.ge && *spec.bounds.ge == 0)
+      return {{"batch_size", "0"}};
+  return {};
+}
+
+TEST_CASE("conformance: every solver with theory parameters makes progress and counts honestly") {
+  for (const auto& name : solver_registry().names()) {
+    CAPTURE(name);
+    const auto t = run_game({name, exact_oracles_if_offered(name), 40});
+    REQUIRE(t.summary.status() == "ok");
+    REQUIRE(t.rows.size() == 41);
+    const double start = t.rows.front().metrics[0], end = t.rows.back().metrics[0];
+    CHECK(end < start);
+    // The run's totals are the problem layer's per-client counters, summed.
+    OracleCounts sum;
+    for (const auto& c : t.summary.per_client) sum += c;
+    CHECK(sum.calls == t.rows.back().oracle.calls);
+    CHECK(sum.samples == t.rows.back().oracle.samples);
+    CHECK(t.rows.back().comm.floats_up > 0);
+  }
+}
+
+TEST_CASE("conformance: every solver gives the same bits with 1 and 3 threads") {
+  for (const auto& name : solver_registry().names()) {
+    CAPTURE(name);
+    require_same_bits(run_game({name, {}, 15, 1}), run_game({name, {}, 15, 3}));
+  }
+  for (const char* part : {"uniform:2", "bernoulli:0.5"}) {
+    CAPTURE(part);
+    RunSpec one{"local-sgda", {}, 15, 1, part}, three{"local-sgda", {}, 15, 3, part};
+    require_same_bits(run_game(one), run_game(three));
+  }
+}
+
+TEST_CASE("conformance: a different seed changes stochastic runs but not deterministic ones") {
+  RunSpec a{"proxskip-sgda-fl", {}, 10}, b = a;
+  b.seed = a.seed + 1;
+  CHECK(run_game(a).rows.back().metrics != run_game(b).rows.back().metrics);
+  a.solver = b.solver = "gda";
+  CHECK(run_game(a).rows.back().metrics == run_game(b).rows.back().metrics);
+}
+
+TEST_CASE("communication: local methods send one model each way per client per round") {
+  const std::int64_t rounds = 12, n = 5, K = 4;
+  for (const char* name : {"local-sgda", "local-seg"}) {
+    CAPTURE(name);
+    const auto t = run_game({name, {{"local_steps", std::to_string(K)}}, rounds});
+    const auto& last = t.rows.back();
+    CHECK(last.comm.exchanges == rounds);
+    CHECK(last.comm.floats_up == rounds * n * kDim);
+    CHECK(last.comm.floats_down == rounds * n * kDim);
+    CHECK(last.comm.bytes_up == 8 * rounds * n * kDim);
+    const std::int64_t calls_per_step = std::string(name) == "local-seg" ? 2 : 1;
+    CHECK(last.oracle[OracleKind::grad_x] == rounds * n * K * calls_per_step);
+    CHECK(last.oracle.samples == rounds * n * K * calls_per_step);  // batch size 1
+  }
+}
+
+TEST_CASE("communication: fedgda-gt pays two exchanges per round") {
+  const std::int64_t rounds = 7, n = 5, K = 3;
+  const auto t = run_game({"fedgda-gt", {{"local_steps", std::to_string(K)}}, rounds});
+  const auto& last = t.rows.back();
+  CHECK(last.comm.exchanges == 2 * rounds);
+  CHECK(last.comm.floats_up == 2 * rounds * n * kDim);
+  CHECK(last.comm.floats_down == 2 * rounds * n * kDim);
+  CHECK(last.oracle[OracleKind::grad_x] == rounds * n * (K + 1));
+  CHECK(last.oracle.samples == rounds * n * (K + 1) * 8);  // full local batches of 8
+}
+
+TEST_CASE("communication: proxskip communicates only when its coin says so") {
+  // Every engine round is one theta = 1 event; the iterations in between are local and free.
+  const std::int64_t rounds = 3000, n = 5;
+  const double p = 0.2;
+  const auto t = run_game({"proxskip-gda-fl", {{"step_size", "0.1"}, {"comm_prob", "0.2"}}, rounds,
+                           1, "full", 11, 1000});
+  const auto& last = t.rows.back();
+  CHECK(last.comm.exchanges == rounds);
+  CHECK(last.comm.floats_up == rounds * n * kDim);
+  CHECK(last.comm.floats_down == rounds * n * kDim);
+  CHECK(last.comm.bytes_down == rounds * n * (8 * kDim + 8));  // the model and K as control
+  // Iterations per communication are Geometric(p): mean 1/p, sd sqrt(1-p)/p / sqrt(rounds).
+  const double iterations = static_cast<double>(last.oracle[OracleKind::grad_x]) / n;
+  CHECK(iterations / rounds == doctest::Approx(1.0 / p).epsilon(0.05));
+  CHECK(last.oracle[OracleKind::grad_x] % n == 0);  // every client does the same iterations
+}
+
+TEST_CASE("runs: a diverging run ends with status diverged, not a crash") {
+  const auto t = run_game({"gda", {{"step_size", "50"}}, 200});
+  CHECK(t.summary.status() == "diverged");
+  CHECK(t.summary.reason == StopReason::diverged);
+  CHECK(t.summary.rounds < 200);
+  CHECK(t.summary.message.find("rel_error") != std::string::npos);
+}
+
+TEST_CASE("runs: budgets and targets stop the run with the matching reason") {
+  RunRequest req;
+  req.problem = "quadratic-game";
+  req.problem_params = kGame;
+  req.solver = "gda";
+  req.solver_params = {{"step_size", "0.3"}};
+  req.budget.rounds = 1000;
+  req.budget.target = Target{"rel_error", 1e-6};
+  PreparedRun run = prepare_run(req, game());
+  MemoryTrajectory t;
+  execute(run, 1, t);
+  CHECK(t.summary.reason == StopReason::target_reached);
+  CHECK(t.rows.back().metrics[0] <= 1e-6);
+  CHECK(t.rows[t.rows.size() - 2].metrics[0] > 1e-6);
+
+  req.budget.target.reset();
+  req.budget.max_samples = 5 * 8 * 10;  // ten full-batch rounds
+  PreparedRun run2 = prepare_run(req, game());
+  MemoryTrajectory t2;
+  execute(run2, 1, t2);
+  CHECK(t2.summary.reason == StopReason::oracle_budget);
+  CHECK(t2.summary.rounds == 10);
+}
+
+TEST_CASE("runs: log-spaced evaluation keeps round 0, the last round and few rows in between") {
+  RunRequest req;
+  req.problem = "quadratic-game";
+  req.problem_params = kGame;
+  req.solver = "gda";
+  req.budget.rounds = 1000;
+  req.eval.log_points_per_decade = 5;
+  PreparedRun run = prepare_run(req, game());
+  MemoryTrajectory t;
+  execute(run, 1, t);
+  CHECK(t.rows.front().round == 0);
+  CHECK(t.rows.back().round == 1000);
+  CHECK(t.rows.size() < 30);
+  for (std::size_t r = 1; r < t.rows.size(); ++r) CHECK(t.rows[r - 1].round < t.rows[r].round);
+}
+
+TEST_CASE("runs: incompatible settings are rejected before any round") {
+  RunRequest req;
+  req.problem = "quadratic-game";
+  req.problem_params = kGame;
+  req.solver = "proxskip-vip-fl";
+  req.participation = Participation::parse("uniform:2");
+  CHECK_THROWS_WITH_AS(prepare_run(req, game()),
+                       "solver proxskip-vip-fl: ProxSkip-VIP-FL (Alg. 2) needs every client in "
+                       "every round; use --participation full",
+                       UserError);
+  req.solver = "local-sgda";
+  req.solver_params = {{"schedule", "constant"}};
+  CHECK_THROWS_WITH_AS(prepare_run(req, game()),
+                       "solver local-sgda: schedule=constant has no theory step size; give -s "
+                       "step_size=VALUE",
+                       UserError);
+  req.participation = Participation::parse("uniform:9");
+  req.solver_params = {};
+  CHECK_THROWS_AS(prepare_run(req, game()), UserError);
+}

@@ -1,0 +1,105 @@
+// Reductions between algorithms (spec 002 §7.2) and fixed points, on the same oracle streams.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "support/run_helpers.hpp"
+#include "support/start_at.hpp"
+
+using namespace fedbench;
+using fedbench::testing::RunSpec;
+
+namespace {
+const ParamMap kSmallGame{{"clients", "4"}, {"samples", "6"}, {"dim_per_player", "3"}};
+
+MemoryTrajectory run_small(const RunSpec& spec) {
+  static auto game = fedbench::testing::problem("quadratic-game", kSmallGame);
+  return fedbench::testing::run(game, "quadratic-game", kSmallGame, spec);
+}
+
+void require_bitwise_equal(const MemoryTrajectory& a, const MemoryTrajectory& b) {
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (std::size_t r = 0; r < a.rows.size(); ++r)
+    for (std::size_t k = 0; k < a.rows[r].metrics.size(); ++k)
+      REQUIRE(a.rows[r].metrics[k] == b.rows[r].metrics[k]);  // exact, not approximate
+}
+}  // namespace
+
+TEST_CASE("proxskip-gda-fl with comm_prob = 1 equals local-gda with one local step, bit for bit") {
+  const auto prox = run_small({"proxskip-gda-fl", {{"step_size", "0.3"}, {"comm_prob", "1"}}, 30});
+  const auto lgda = run_small({"local-gda",
+                               {{"step_size", "0.3"}, {"schedule", "constant"}, {"local_steps", "1"}},
+                               30});
+  require_bitwise_equal(prox, lgda);
+  CHECK(prox.rows.back().metrics[0] < 1e-3);  // and it does converge: the test is not vacuous
+}
+
+TEST_CASE("proxskip-sgda-fl with comm_prob = 1 equals local-sgda with one local step, bit for bit") {
+  const auto prox = run_small({"proxskip-sgda-fl", {{"step_size", "0.2"}, {"comm_prob", "1"}}, 30});
+  const auto lsgda = run_small({"local-sgda",
+                                {{"step_size", "0.2"}, {"schedule", "constant"}, {"local_steps", "1"}},
+                                30});
+  require_bitwise_equal(prox, lsgda);
+}
+
+TEST_CASE("local-sgda with one local step and full participation equals distributed sgda") {
+  const auto local = run_small({"local-sgda",
+                                {{"step_size", "0.2"}, {"schedule", "constant"}, {"local_steps", "1"}},
+                                40});
+  const auto sgda = run_small({"sgda", {{"step_size", "0.2"}}, 40});
+  REQUIRE(local.rows.size() == sgda.rows.size());
+  // Different but equal arithmetic (average of models vs. model minus average step).
+  for (std::size_t r = 0; r < local.rows.size(); ++r)
+    CHECK(local.rows[r].metrics[0] == doctest::Approx(sgda.rows[r].metrics[0]).epsilon(1e-10));
+  CHECK(local.rows.back().metrics[0] < 0.5 * local.rows.front().metrics[0]);
+}
+
+TEST_CASE("fedgda-gt with one local step is distributed gda") {
+  const auto gt = run_small({"fedgda-gt", {{"step_size", "0.3"}, {"local_steps", "1"}}, 30});
+  const auto gda = run_small({"gda", {{"step_size", "0.3"}}, 30});
+  for (std::size_t r = 0; r < gt.rows.size(); ++r)
+    CHECK(gt.rows[r].metrics[0] == doctest::Approx(gda.rows[r].metrics[0]).epsilon(1e-9));
+}
+
+TEST_CASE("the equilibrium is a fixed point of fedgda-gt but not of local-gda under heterogeneity") {
+  auto game = fedbench::testing::problem("quadratic-game", kSmallGame);
+  const Vec z_star = *game->reference_solution();
+  auto start = std::make_shared<fedbench::testing::StartAt>(game, z_star);
+  const auto run_from_star = [&](const RunSpec& spec) {
+    return fedbench::testing::run(start, "quadratic-game", kSmallGame, spec);
+  };
+  const auto gt = run_from_star({"fedgda-gt", {{"step_size", "0.1"}, {"local_steps", "5"}}, 20});
+  const auto lgda = run_from_star(
+      {"local-gda", {{"step_size", "0.1"}, {"schedule", "constant"}, {"local_steps", "5"}}, 20});
+  // rel_error with z0 = z* is the plain squared distance ||z - z*||^2.
+  CHECK(gt.rows.back().metrics[0] < 1e-28);
+  CHECK(lgda.rows.back().metrics[0] > 1e-8);  // client drift moves it off z*
+}
+
+TEST_CASE("two-client game: plain averaging of local gda has no drift when client matrices agree") {
+  // Spec 002 §4.4: M_1 = M_2 = I, so Local GDA's relative error curve is the same for every delta.
+  const ParamMap d0{{"delta", "0"}}, d6{{"delta", "1000000"}};
+  const RunSpec spec{"local-gda", {{"step_size", "0.05"}, {"schedule", "constant"}, {"local_steps", "5"}}, 10};
+  const auto a = fedbench::testing::run(fedbench::testing::problem("two-client-game", d0),
+                                        "two-client-game", d0, spec);
+  const auto b = fedbench::testing::run(fedbench::testing::problem("two-client-game", d6),
+                                        "two-client-game", d6, spec);
+  for (std::size_t r = 0; r < a.rows.size(); ++r)
+    CHECK(a.rows[r].metrics[0] == doctest::Approx(b.rows[r].metrics[0]).epsilon(1e-9));
+  // Closed form: x_{k+1} - x* = (1 - gamma)^K (x_k - x*), so rel_error = (1 - gamma)^(2 K r).
+  CHECK(a.rows.back().metrics[0] == doctest::Approx(std::pow(0.95, 2 * 5 * 10)).epsilon(1e-9));
+}
+
+TEST_CASE("op_scale s with step gamma equals op_scale 1 with step gamma s (spec §7.2 item 10)") {
+  // 0.4 * 0.5 = 0.2 exactly, so the arithmetic is the same and so must be the bits.
+  for (const char* solver : {"proxskip-gda-fl", "proxskip-l-svrgda-fl"}) {
+    CAPTURE(solver);
+    ParamMap scaled_params{{"step_size", "0.4"}, {"op_scale", "0.5"}, {"comm_prob", "0.3"}};
+    ParamMap plain_params{{"step_size", "0.2"}, {"comm_prob", "0.3"}};
+    if (std::string(solver) == "proxskip-l-svrgda-fl")  // q is fixed: theory q uses gamma
+      scaled_params["ref_prob"] = plain_params["ref_prob"] = "0.2";
+    const auto scaled = run_small({solver, scaled_params, 25});
+    const auto plain = run_small({solver, plain_params, 25});
+    require_bitwise_equal(scaled, plain);
+  }
+}
