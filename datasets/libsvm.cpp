@@ -21,6 +21,16 @@ struct GzCloser {
   throw UserError(path + ":" + std::to_string(line) + ": " + what);
 }
 
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...) chains.
+std::string quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  out.append(text);
+  out += '\'';
+  return out;
+}
+
 bool parse_double(std::string_view s, double& out) {
   // from_chars for double is in libstdc++ 11+; it accepts neither '+' nor leading spaces.
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
@@ -40,7 +50,7 @@ void parse_line(const std::string& path, long line_no, std::string_view line, Li
   std::string_view label_text = next_token();
   double label = 0;
   if (!parse_double(label_text, label))
-    fail_at(path, line_no, "label '" + std::string(label_text) + "' is not a number");
+    fail_at(path, line_no, "label " + quoted(label_text) + " is not a number");
   std::vector<SparseEntry> row;
   int last = 0;
   for (std::string_view tok = next_token(); !tok.empty(); tok = next_token()) {
@@ -50,7 +60,7 @@ void parse_line(const std::string& path, long line_no, std::string_view line, Li
     if (colon == std::string_view::npos ||
         std::from_chars(tok.data(), tok.data() + colon, index).ptr != tok.data() + colon ||
         !parse_double(tok.substr(colon + 1), value))
-      fail_at(path, line_no, "'" + std::string(tok) + "' is not of the form index:value");
+      fail_at(path, line_no, quoted(tok) + " is not of the form index:value");
     if (index <= last)
       fail_at(path, line_no, "feature index " + std::to_string(index) +
                                  " is not above the previous one (indices are 1-based, increasing)");
