@@ -9,6 +9,8 @@
 #include "core/text.hpp"
 #include "engine/runner.hpp"
 #include "io/trajectory_file.hpp"
+#include "suite/mpi_world.hpp"
+#include "suite/suite_runner.hpp"
 
 namespace fedbench::cli {
 
@@ -26,6 +28,10 @@ struct RunOptions {
   int eval_log = 0, clients = -1, threads = 0;
   double time_limit = -1, divergence_factor = 1e10;
   bool quiet = false;
+  // suite mode
+  std::string suite, results;
+  int jobs = 0;
+  bool force = false;
 };
 
 void print_summary(const MemoryTrajectory& t, const std::string& output) {
@@ -44,13 +50,45 @@ void print_summary(const MemoryTrajectory& t, const std::string& output) {
   if (!output.empty()) std::printf("written: %s\n", output.c_str());
 }
 
+int run_suite_file(const RunOptions& o, const CLI::App& sub) {
+  for (const char* opt : {"--problem", "--solver", "--rounds", "--clients", "--participation",
+                          "--seed", "--eval-every", "--eval-log", "--target", "--max-samples",
+                          "--max-bytes", "--time-limit", "--divergence-factor", "--threads",
+                          "--output"})
+    if (sub.count(opt))
+      throw UserError(std::string(opt) + " cannot be combined with a suite file; set it in " +
+                      o.suite);
+  suite::SuiteOverrides overrides;
+  overrides.solver_params = o.solver_params;
+  overrides.problem_params = o.problem_params;
+  overrides.results_dir = o.results;
+  const suite::Suite s = suite::load_suite(o.suite, overrides);
+  suite::SuiteOptions options;
+  options.jobs = o.jobs;
+  options.force = o.force;
+  options.quiet = o.quiet;
+  options.command_line = command_line();
+  const suite::SuiteTotals t = suite::run_suite(s, options);
+  if (suite::world().rank() == 0 && !o.quiet)
+    std::printf("suite %s: %lld runs: %lld finished now, %lld already done, %lld diverged, "
+                "%lld failed; results in %s\n",
+                s.name.c_str(), t.total, t.finished, t.cached, t.diverged, t.failed,
+                s.results_dir.c_str());
+  return t.failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 std::function<int()> add_run(CLI::App& app) {
-  auto* sub = app.add_subcommand("run", "run one solver on one problem");
+  auto* sub = app.add_subcommand(
+      "run", "run one solver on one problem, or every run of a suite file (SUITE.yaml)");
   auto o = std::make_shared<RunOptions>();
-  sub->add_option("--problem", o->problem, "problem name (fedbench list problems)")->required();
-  sub->add_option("--solver", o->solver, "solver name (fedbench list solvers)")->required();
+  sub->add_option("suite", o->suite, "suite file (YAML); -s/-p then give grids key=v1,v2");
+  sub->add_option("--problem", o->problem, "problem name (fedbench list problems)");
+  sub->add_option("--solver", o->solver, "solver name (fedbench list solvers)");
+  sub->add_option("--jobs", o->jobs, "suite: runs in parallel (default: all cores)");
+  sub->add_flag("--force", o->force, "suite: rerun finished runs too");
+  sub->add_option("--results", o->results, "suite: results directory (default from the file)");
   sub->add_option("-p,--problem-param", o->problem_params, "problem parameter key=value")
       ->allow_extra_args(false);
   sub->add_option("-s,--solver-param", o->solver_params, "solver parameter key=value")
@@ -71,7 +109,12 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("-o,--output", o->output, "write the trajectory to this HDF5 file");
   sub->add_flag("-q,--quiet", o->quiet, "print nothing but errors");
 
-  return [o] {
+  return [o, sub] {
+    if (!o->suite.empty()) return run_suite_file(*o, *sub);
+    if (o->problem.empty() || o->solver.empty())
+      throw UserError("run needs --problem NAME and --solver NAME, or a suite file");
+    for (const char* opt : {"--jobs", "--force", "--results"})
+      if (sub->count(opt)) throw UserError(std::string(opt) + " applies to suite files only");
     RunRequest req;
     req.problem = o->problem;
     req.solver = o->solver;

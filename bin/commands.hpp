@@ -15,5 +15,7 @@ std::function<int()> add_list(CLI::App& app);
 std::function<int()> add_describe(CLI::App& app);
 std::function<int()> add_run(CLI::App& app);
 std::function<int()> add_show(CLI::App& app);
+std::function<int()> add_plan(CLI::App& app);
+std::function<int()> add_export(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -6,8 +6,11 @@
 #include "commands.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "suite/mpi_world.hpp"
 
 int main(int argc, char** argv) {
+  fedbench::suite::MpiWorld mpi(&argc, &argv);  // a no-op unless started by mpirun
+  fedbench::suite::set_world(&mpi);
   for (int i = 0; i < argc; ++i)
     fedbench::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
   CLI::App app{"fedbench: reproducible benchmarks of federated minimax optimization"};
@@ -16,7 +19,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::map<CLI::App*, std::function<int()>> commands;
   for (auto add : {fedbench::cli::add_list, fedbench::cli::add_describe, fedbench::cli::add_run,
-                   fedbench::cli::add_show}) {
+                   fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }

@@ -24,6 +24,10 @@ struct RegistryEntry {
   std::vector<ParamSpec> params;
   ParamMap defaults;     //!< overrides of the schema defaults (aliases)
   std::string alias_of;  //!< "" for a primary entry
+  //! Implementation version, part of every run's identity: bump it when a change alters
+  //! results, and suites rerun the runs it affects. Declared as `static constexpr int
+  //! version = N;` in the solver or problem (default 1).
+  int version = 1;
   //! `name` is the entry's own name (an alias's, for aliases), used in messages.
   std::function<std::unique_ptr<Product>(const std::string& name, const ParamMap& given,
                                          const ParamMap& defaults)> make;

@@ -198,6 +198,7 @@ struct SolverRegistrar {
     e.summary = summary;
     e.citation = citation;
     e.params = schema.specs();
+    if constexpr (requires { S::version; }) e.version = S::version;
     e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
       Schema<typename S::Params> own = schema;
       own.set_owner("solver " + as);

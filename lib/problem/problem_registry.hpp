@@ -25,6 +25,7 @@ struct ProblemRegistrar {
     e.summary = summary;
     e.citation = citation;
     e.params = schema.specs();
+    if constexpr (requires { P::version; }) e.version = P::version;
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return std::unique_ptr<MinimaxProblem>(new P(schema.parse(given, defaults)));
     };

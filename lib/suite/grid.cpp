@@ -1,0 +1,139 @@
+#include "suite/grid.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace fedbench::suite {
+
+std::string where(const std::string& file, const YAML::Node& node) {
+  const auto mark = node.Mark();
+  if (mark.line < 0) return file + ": ";
+  return file + ":" + std::to_string(mark.line + 1) + ": ";
+}
+
+namespace {
+
+// Parses "name(a, b[, c])" into its numeric arguments; false when text is not such a call.
+bool parse_call(const std::string& text, const std::string& name, std::vector<double>& args,
+                const std::string& what) {
+  if (text.rfind(name + "(", 0) != 0) return false;
+  if (text.back() != ')')
+    throw UserError(what + ": '" + text + "' lacks its closing parenthesis (inside YAML "
+                                          "{...} or [...], quote it: \"" + name + "(a, b, n)\")");
+  const std::string inside = text.substr(name.size() + 1, text.size() - name.size() - 2);
+  for (const auto& part : split(inside, ',')) {
+    std::string t = part;
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    double v = 0;
+    if (!parse_real(t, v))
+      throw UserError(what + ": '" + t + "' in '" + text + "' is not a number");
+    args.push_back(v);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_text(const std::string& text, const std::string& what) {
+  std::vector<double> a;
+  std::vector<std::string> out;
+  const bool log = parse_call(text, "logspace", a, what);
+  if (log || parse_call(text, "linspace", a, what)) {
+    if (a.size() != 3 || a[2] < 1 || a[2] != std::floor(a[2]))
+      throw UserError(what + ": '" + text + "' must be " + (log ? "logspace" : "linspace") +
+                      "(start, stop, count) with a whole count >= 1");
+    const int n = static_cast<int>(a[2]);
+    for (int k = 0; k < n; ++k) {
+      const double t = n == 1 ? a[0] : a[0] + (a[1] - a[0]) * k / (n - 1);
+      out.push_back(format_real(log ? std::pow(10.0, t) : t));
+    }
+    return out;
+  }
+  if (parse_call(text, "range", a, what)) {
+    if (a.size() != 2 || a[0] != std::floor(a[0]) || a[1] != std::floor(a[1]) || a[1] <= a[0])
+      throw UserError(what + ": '" + text + "' must be range(first, stop) with whole numbers, "
+                                            "first < stop");
+    for (auto v = static_cast<long long>(a[0]); v < static_cast<long long>(a[1]); ++v)
+      out.push_back(std::to_string(v));
+    return out;
+  }
+  return {text};
+}
+
+std::vector<std::string> expand_node(const YAML::Node& node, const std::string& file,
+                                     const std::string& what) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) return expand_text(node.Scalar(), where(file, node) + what);
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      if (!item.IsScalar())
+        throw UserError(where(file, item) + what + ": a grid lists plain values");
+      for (auto& v : expand_text(item.Scalar(), where(file, item) + what)) out.push_back(v);
+    }
+    if (out.empty()) throw UserError(where(file, node) + what + ": empty grid");
+    return out;
+  }
+  throw UserError(where(file, node) + what + ": expected a value or a list of values");
+}
+
+std::vector<ParamMap> cartesian(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
+  std::vector<ParamMap> out{ParamMap{}};
+  for (const auto& [key, values] : axes) {
+    std::vector<ParamMap> next;
+    for (const auto& partial : out)
+      for (const auto& v : values) {
+        ParamMap m = partial;
+        m[key] = v;
+        next.push_back(std::move(m));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::vector<ParamMap> expand_params(const YAML::Node& node, const std::string& file,
+                                    const std::string& what) {
+  if (!node || node.IsNull()) return {ParamMap{}};
+  if (!node.IsMap()) throw UserError(where(file, node) + what + ": expected a map of key: value");
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  std::vector<ParamMap> zipped{ParamMap{}};
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    if (key != "zip") {
+      axes.emplace_back(key, expand_node(kv.second, file, what + " " + key));
+      continue;
+    }
+    if (!kv.second.IsMap())
+      throw UserError(where(file, kv.second) + what + " zip: expected a map of equal-length lists");
+    std::size_t length = 0;
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    for (const auto& z : kv.second) {
+      lists.emplace_back(z.first.Scalar(), expand_node(z.second, file, what + " " + z.first.Scalar()));
+      if (length && lists.back().second.size() != length)
+        throw UserError(where(file, z.second) + what + " zip: '" + z.first.Scalar() + "' has " +
+                        std::to_string(lists.back().second.size()) + " values, the others " +
+                        std::to_string(length) + "; zipped lists pair up and need equal lengths");
+      length = lists.back().second.size();
+    }
+    zipped.assign(length, ParamMap{});
+    for (const auto& [k, values] : lists)
+      for (std::size_t i = 0; i < length; ++i) zipped[i][k] = values[i];
+  }
+  std::vector<ParamMap> out;
+  for (const auto& z : zipped)
+    for (auto m : cartesian(axes)) {
+      for (const auto& [k, v] : z) {
+        if (m.count(k))
+          throw UserError(where(file, node) + what + ": '" + k + "' is both in zip and outside it");
+        m[k] = v;
+      }
+      out.push_back(std::move(m));
+    }
+  return out;
+}
+
+}  // namespace fedbench::suite

@@ -1,0 +1,34 @@
+// Grid values of suite files and of the command line.
+//
+//   scalar            -> one value
+//   [a, b, c]         -> three values (a YAML list)
+//   logspace(a, b, n) -> n values 10^a ... 10^b, log-spaced (numpy's logspace)
+//   linspace(a, b, n) -> n values a ... b, evenly spaced
+//   range(a, b)       -> the integers a, a+1, ..., b-1
+// A parameter map expands to the cartesian product of its values; the key `zip` holds a map
+// of equal-length lists that are paired instead of crossed.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace fedbench::suite {
+
+//! "FILE:LINE: " for messages that point at a node.
+std::string where(const std::string& file, const YAML::Node& node);
+
+//! Values of one text item ("0.1", "logspace(-3, 0, 4)", ...); throws UserError naming `what`.
+std::vector<std::string> expand_text(const std::string& text, const std::string& what);
+//! Values of one YAML node (scalar or list of scalars).
+std::vector<std::string> expand_node(const YAML::Node& node, const std::string& file,
+                                     const std::string& what);
+//! Every combination of a parameter map node (null/empty: one empty map).
+std::vector<ParamMap> expand_params(const YAML::Node& node, const std::string& file,
+                                    const std::string& what);
+//! Cartesian product of per-key value lists, keys in map order, last key fastest.
+std::vector<ParamMap> cartesian(const std::vector<std::pair<std::string, std::vector<std::string>>>& axes);
+
+}  // namespace fedbench::suite

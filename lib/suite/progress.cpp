@@ -1,0 +1,78 @@
+#include "suite/progress.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+
+namespace fedbench::suite {
+
+Progress::Progress(int total, int cached, bool quiet, int rank)
+    : total_(total), cached_(cached), quiet_(quiet), tty_(isatty(fileno(stderr)) != 0),
+      rank_(rank), start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+
+void Progress::started() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++running_;
+  print_locked(false);
+}
+
+void Progress::finished(const std::string& status, const std::string& metric_name, double metric) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  --running_;
+  ++done_;
+  if (status == "error") ++failed_;
+  if (status == "diverged") ++diverged_;
+  if (status == "ok" && std::isfinite(metric) && (!has_best_ || metric < best_)) {
+    best_ = metric;
+    best_name_ = metric_name;
+    has_best_ = true;
+  }
+  print_locked(done_ + cached_ == total_);
+}
+
+void Progress::message(const std::string& line) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (tty_ && !quiet_) std::fputs("\r\033[K", stderr);
+  std::fprintf(stderr, "%s\n", line.c_str());
+  print_locked(true);
+}
+
+void Progress::close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (quiet_) return;
+  if (tty_) std::fputs("\n", stderr);
+  std::fflush(stderr);
+}
+
+void Progress::print_locked(bool force) {
+  if (quiet_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double since_print = std::chrono::duration<double>(now - last_print_).count();
+  if (!tty_ && !force && since_print < 5.0) return;  // piped: a plain line every 5 s
+  if (tty_ && !force && since_print < 0.1) return;
+  last_print_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const int remaining = total_ - cached_ - done_;
+  char eta[32] = "?";
+  if (done_ > 0) {
+    const int s = static_cast<int>(elapsed / done_ * remaining);
+    std::snprintf(eta, sizeof eta, "%d:%02d", s / 60, s % 60);
+  }
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "%s[%d/%d] %d done, %d cached, %d running, %d failed, %d diverged, ETA %s%s%s%s",
+                rank_ > 0 ? ("rank " + std::to_string(rank_) + " ").c_str() : "",
+                done_ + cached_, total_, done_, cached_, running_, failed_, diverged_, eta,
+                has_best_ ? ", best " : "", has_best_ ? best_name_.c_str() : "", "");
+  std::string text = line;
+  if (has_best_) {
+    char b[32];
+    std::snprintf(b, sizeof b, " %.3g", best_);
+    text += b;
+  }
+  if (tty_) std::fprintf(stderr, "\r\033[K%s", text.c_str());
+  else std::fprintf(stderr, "%s\n", text.c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace fedbench::suite

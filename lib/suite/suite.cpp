@@ -1,0 +1,281 @@
+#include "suite/suite.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "core/text.hpp"
+#include "problem/problem_registry.hpp"
+#include "suite/grid.hpp"
+
+namespace fedbench::suite {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name",   "results",  "seeds",    "rounds",
+                                           "participation", "eval", "budget", "problems",
+                                           "solvers"};
+
+void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                const std::string& file, const std::string& what) {
+  if (!map.IsMap()) throw UserError(where(file, map) + what + " must be a map of key: value");
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(valid.begin(), valid.end(), key) == valid.end())
+      throw UserError(where(file, kv.first) + "unknown key '" + key + "' in " + what +
+                      "; valid: " + join(valid, ", ") + did_you_mean(key, valid));
+  }
+}
+
+std::string scalar(const YAML::Node& node, const std::string& file, const std::string& what) {
+  if (!node.IsScalar()) throw UserError(where(file, node) + what + " must be a single value");
+  return node.Scalar();
+}
+
+std::int64_t whole_number(const YAML::Node& node, const std::string& file,
+                          const std::string& what, std::int64_t min) {
+  const std::string text = scalar(node, file, what);
+  double v = 0;
+  if (!parse_real(text, v) || v != std::floor(v) || v < static_cast<double>(min))
+    throw UserError(where(file, node) + what + " = '" + text + "' is not a whole number >= " +
+                    std::to_string(min));
+  return static_cast<std::int64_t>(v);
+}
+
+double real_number(const YAML::Node& node, const std::string& file, const std::string& what) {
+  const std::string text = scalar(node, file, what);
+  double v = 0;
+  if (!parse_real(text, v)) throw UserError(where(file, node) + what + " = '" + text + "' is not a number");
+  return v;
+}
+
+struct Entry {  // one problem or solver of the suite, with its expanded points
+  std::string name, where;
+  std::vector<ParamMap> points;
+};
+
+// Applies a command-line grid override to every entry whose schema has the key.
+void apply_overrides(std::vector<Entry>& entries, const std::vector<std::string>& items,
+                     const std::vector<ParamSpec>& (*specs_of)(const std::string&),
+                     const std::string& kind) {
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UserError(kind + " grid '" + item + "' is not of the form key=v1,v2,...");
+    const std::string key = item.substr(0, eq);
+    std::vector<std::string> values;
+    // Commas separate values, except inside logspace(...) and friends.
+    std::string current;
+    int depth = 0;
+    for (char c : item.substr(eq + 1) + ",") {
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c == ',' && depth == 0) {
+        for (auto& v : expand_text(current, kind + " " + key)) values.push_back(v);
+        current.clear();
+      } else {
+        current += c;
+      }
+    }
+    if (values.empty() || values.front().empty())
+      throw UserError(kind + " grid '" + item + "' has no values");
+    bool used = false;
+    for (auto& e : entries) {
+      const auto& specs = specs_of(e.name);
+      if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; }))
+        continue;
+      used = true;
+      std::vector<ParamMap> unique;  // the file may have crossed `key` already: dedupe
+      for (const auto& p : e.points)
+        for (const auto& v : values) {
+          ParamMap m = p;
+          m[key] = v;
+          if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(m);
+        }
+      e.points = std::move(unique);
+    }
+    if (!used) throw UserError("no " + kind + " of the suite has a parameter '" + key + "'");
+  }
+}
+
+const std::vector<ParamSpec>& solver_specs(const std::string& n) {
+  return solver_registry().get(n).params;
+}
+const std::vector<ParamSpec>& problem_specs(const std::string& n) {
+  return problem_registry().get(n).params;
+}
+
+std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
+                                const std::string& kind, bool solvers) {
+  if (!list || !list.IsSequence() || list.size() == 0)
+    throw UserError(where(file, list) + "'" + kind + "s' must be a non-empty list of {name, params}");
+  std::vector<Entry> out;
+  for (const auto& item : list) {
+    check_keys(item, {"name", "params"}, file, kind + " entry");
+    if (!item["name"]) throw UserError(where(file, item) + kind + " entry without a name");
+    Entry e;
+    e.name = scalar(item["name"], file, kind + " name");
+    e.where = where(file, item);
+    try {
+      if (solvers) solver_registry().get(e.name);
+      else problem_registry().get(e.name);
+    } catch (const UserError& err) {
+      throw UserError(where(file, item["name"]) + err.what());
+    }
+    e.points = expand_params(item["params"], file, kind + " " + e.name);
+    // Reject unknown keys and bad values now, pointing at the entry.
+    for (const auto& p : e.points) {
+      try {
+        if (solvers) solver_registry().get(e.name).resolved(p);
+        else problem_registry().get(e.name).resolved(p);
+      } catch (const UserError& err) {
+        throw UserError(where(file, item) + err.what());
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+double cost_of(const RunRequest& r) {
+  auto number = [](const ParamMap& m, const char* key, double fallback) {
+    double v = 0;
+    auto it = m.find(key);
+    return it != m.end() && parse_real(it->second, v) ? v : fallback;
+  };
+  return static_cast<double>(r.budget.rounds) * number(r.problem_params, "clients", 20) *
+         number(r.solver_params, "local_steps", 1);
+}
+
+}  // namespace
+
+std::string identity_text(const RunRequest& request) {
+  const auto& problem = problem_registry().get(request.problem);
+  const auto& solver = solver_registry().get(request.solver);
+  RunConfig c;
+  c.problem = request.problem;
+  c.problem_params = problem.resolved(request.problem_params);
+  c.solver = request.solver;
+  c.solver_params = solver.resolved(request.solver_params);
+  c.participation = request.participation;
+  c.seed = request.seed;
+  c.budget = request.budget;
+  c.eval = request.eval;
+  return c.to_text() + "versions:\n  problem: " + std::to_string(problem.version) +
+         "\n  solver: " + std::to_string(solver.version) + "\n";
+}
+
+std::string run_id(const std::string& text) {
+  std::uint64_t h = hash_name(text);
+  h = mix64(h ^ text.size());
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw UserError("cannot open suite " + path + ": no such file or not readable");
+  } catch (const YAML::ParserException& e) {
+    throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw UserError(path + ": a suite file is a map (name, problems, solvers, ...)");
+  check_keys(root, kTopKeys, path, "suite");
+
+  Suite suite;
+  suite.path = path;
+  if (root["name"]) {
+    suite.name = scalar(root["name"], path, "name");
+  } else {
+    std::string stem = path.substr(path.find_last_of('/') + 1);
+    suite.name = stem.substr(0, stem.find('.'));
+  }
+  suite.results_dir = overrides.results_dir.empty()
+                          ? (root["results"] ? scalar(root["results"], path, "results")
+                                             : "results/" + suite.name)
+                          : overrides.results_dir;
+
+  std::vector<std::uint64_t> seeds{0};
+  if (root["seeds"]) {
+    seeds.clear();
+    for (const auto& s : expand_node(root["seeds"], path, "seeds")) {
+      long long v = 0;
+      if (!parse_int(s, v) || v < 0)
+        throw UserError(where(path, root["seeds"]) + "seed '" + s + "' is not a whole number >= 0");
+      seeds.push_back(static_cast<std::uint64_t>(v));
+    }
+  }
+  Budget budget;
+  if (root["rounds"]) budget.rounds = whole_number(root["rounds"], path, "rounds", 0);
+  if (const auto b = root["budget"]) {
+    check_keys(b, {"max_samples", "max_bytes", "time_limit", "target", "divergence_factor"}, path,
+               "budget");
+    if (b["max_samples"]) budget.max_samples = whole_number(b["max_samples"], path, "max_samples", 0);
+    if (b["max_bytes"]) budget.max_bytes = whole_number(b["max_bytes"], path, "max_bytes", 0);
+    if (b["time_limit"]) budget.time_limit = real_number(b["time_limit"], path, "time_limit");
+    if (b["divergence_factor"])
+      budget.divergence_factor = real_number(b["divergence_factor"], path, "divergence_factor");
+    if (b["target"]) {
+      try {
+        budget.target = Target::parse(scalar(b["target"], path, "target"));
+      } catch (const UserError& e) {
+        throw UserError(where(path, b["target"]) + e.what());
+      }
+    }
+  }
+  EvalSchedule eval;
+  if (const auto e = root["eval"]) {
+    check_keys(e, {"every", "log"}, path, "eval");
+    if (e["every"]) eval.every = whole_number(e["every"], path, "eval every", 1);
+    if (e["log"]) eval.log_points_per_decade = static_cast<int>(whole_number(e["log"], path, "eval log", 1));
+  }
+  std::vector<Participation> participations{Participation{}};
+  if (root["participation"]) {
+    participations.clear();
+    for (const auto& p : expand_node(root["participation"], path, "participation")) {
+      try {
+        participations.push_back(Participation::parse(p));
+      } catch (const UserError& e) {
+        throw UserError(where(path, root["participation"]) + e.what());
+      }
+    }
+  }
+
+  auto problems = read_entries(root["problems"], path, "problem", false);
+  auto solvers = read_entries(root["solvers"], path, "solver", true);
+  apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
+  apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
+
+  std::set<std::string> seen;
+  for (const auto& pe : problems)
+    for (const auto& pp : pe.points)
+      for (const auto& se : solvers)
+        for (const auto& sp : se.points)
+          for (const auto& part : participations)
+            for (std::uint64_t seed : seeds) {
+              SuiteRun run;
+              run.request.problem = pe.name;
+              run.request.problem_params = pp;
+              run.request.solver = se.name;
+              run.request.solver_params = sp;
+              run.request.participation = part;
+              run.request.seed = seed;
+              run.request.budget = budget;
+              run.request.eval = eval;
+              run.identity_text = identity_text(run.request);
+              run.id = run_id(run.identity_text);
+              run.cost = cost_of(run.request);
+              run.problem_where = pe.where;
+              run.solver_where = se.where;
+              if (seen.insert(run.id).second) suite.runs.push_back(std::move(run));
+            }
+  if (suite.runs.empty()) throw UserError(path + ": the suite expands to no runs");
+  return suite;
+}
+
+}  // namespace fedbench::suite

@@ -1,0 +1,167 @@
+#include "suite/suite_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "core/error.hpp"
+#include "io/trajectory_file.hpp"
+#include "problem/problem_registry.hpp"
+#include "suite/mpi_world.hpp"
+#include "suite/progress.hpp"
+#include "suite/results_store.hpp"
+
+namespace fedbench::suite {
+
+namespace {
+
+// Problems are built once per distinct (name, parameters) and shared by the runs using them.
+class ProblemCache {
+ public:
+  std::shared_ptr<const MinimaxProblem> get(const RunRequest& r) {
+    std::string key = r.problem;
+    for (const auto& [k, v] : problem_registry().get(r.problem).resolved(r.problem_params))
+      key += "\n" + k + "=" + v;
+    std::shared_ptr<Slot> slot;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto& s = slots_[key];
+      if (!s) s = std::make_shared<Slot>();
+      slot = s;
+    }
+    std::call_once(slot->once, [&] {
+      slot->problem = std::shared_ptr<const MinimaxProblem>(make_problem(r.problem, r.problem_params));
+    });
+    return slot->problem;
+  }
+
+ private:
+  struct Slot {
+    std::once_flag once;
+    std::shared_ptr<const MinimaxProblem> problem;
+  };
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Slot>> slots_;
+};
+
+std::string describe(const SuiteRun& run) {
+  std::string s = "run " + run.id + " (" + run.request.solver;
+  for (const auto& [k, v] : run.request.solver_params) s += " " + k + "=" + v;
+  s += " on " + run.request.problem + ", seed " + std::to_string(run.request.seed) + ")";
+  return s;
+}
+
+// Remembers the last row's primary metric for the progress line.
+class LastMetric : public TrajectorySink {
+ public:
+  void begin(const RunHeader& h) override {
+    name = h.metric_names.empty() ? "" : h.metric_names.front();
+  }
+  void row(const TrajectoryRow& r) override {
+    if (!r.metrics.empty()) value = r.metrics.front();
+  }
+  void end(const RunSummary&) override {}
+  std::string name;
+  double value = NAN;
+};
+
+void validate_with(const Suite& suite, ProblemCache& cache) {
+  for (const auto& run : suite.runs) {
+    std::shared_ptr<const MinimaxProblem> problem;
+    try {
+      problem = cache.get(run.request);
+    } catch (const UserError& e) {  // bad data, inconsistent parameters: the problem entry
+      throw UserError(run.problem_where + "problem " + run.request.problem + ": " + e.what());
+    }
+    try {
+      prepare_run(run.request, problem);
+    } catch (const UserError& e) {  // compatibility, theory constants: the solver entry
+      throw UserError(run.solver_where + describe(run) + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void validate_suite(const Suite& suite) {
+  ProblemCache cache;
+  validate_with(suite, cache);
+}
+
+SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
+  const MpiWorld& mpi = world();
+  ResultsStore store(suite.results_dir);
+  store.ensure_exists();
+
+  // Validate everything first (every rank, deterministically) and keep the problems.
+  ProblemCache cache;
+  validate_with(suite, cache);
+
+  std::vector<std::size_t> todo;
+  long long cached = 0;
+  for (std::size_t i = 0; i < suite.runs.size(); ++i) {
+    if (!options.force && store.state(suite.runs[i].id) == RunState::done) ++cached;
+    else todo.push_back(i);
+  }
+  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return suite.runs[a].cost > suite.runs[b].cost;  // longest first
+  });
+  std::vector<std::size_t> mine;  // this rank's share, round-robin over the sorted list
+  for (std::size_t k = 0; k < todo.size(); ++k)
+    if (static_cast<int>(k % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(todo[k]);
+
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
+                                             static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
+  const int threads_per_run = std::max(1, cores / jobs);  // results do not depend on it
+
+  Progress progress(static_cast<int>(mine.size()), 0, options.quiet,
+                    mpi.rank());
+  std::atomic<std::size_t> next{0};
+  std::atomic<long long> diverged{0}, failed{0}, finished{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < mine.size(); k = next++) {
+      const SuiteRun& run = suite.runs[mine[k]];
+      progress.started();
+      std::string status = "error";
+      LastMetric last;
+      try {
+        PreparedRun prepared = prepare_run(run.request, cache.get(run.request));
+        io::Hdf5TrajectoryWriter writer(store.run_file(run.id));
+        TeeSink tee({&last, &writer});
+        const RunSummary s = execute(prepared, threads_per_run, tee, options.command_line);
+        status = s.status();
+        if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
+      } catch (const std::exception& e) {
+        progress.message("fedbench: " + describe(run) + ": " + e.what());
+      }
+      if (status == "diverged") ++diverged;
+      if (status == "error") ++failed;
+      ++finished;
+      progress.finished(status, last.name, last.value);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  progress.close();
+
+  mpi.barrier();
+  SuiteTotals totals;
+  totals.total = static_cast<long long>(suite.runs.size());
+  totals.cached = cached;
+  totals.finished = mpi.sum(finished);
+  totals.diverged = mpi.sum(diverged);
+  totals.failed = mpi.sum(failed);
+  if (mpi.rank() == 0) store.write_manifest();
+  mpi.barrier();
+  return totals;
+}
+
+}  // namespace fedbench::suite

@@ -1,0 +1,27 @@
+// Runs a suite: validates every run before the first starts, skips finished runs (unless
+// forced), runs the rest longest first on a pool of `jobs` workers (and, under mpirun, spread
+// over the ranks), writes one file per run and the manifest. A run that diverges or throws is
+// stored with its status and the suite goes on.
+#pragma once
+#include <string>
+
+#include "suite/suite.hpp"
+
+namespace fedbench::suite {
+
+struct SuiteOptions {
+  int jobs = 0;          //!< parallel runs per process; 0 = all cores
+  bool force = false;    //!< rerun finished runs
+  bool quiet = false;
+  std::string command_line;
+};
+
+struct SuiteTotals {
+  long long total = 0, cached = 0, finished = 0, diverged = 0, failed = 0;
+};
+
+//! Checks every run (names, parameters, compatibility, theory constants) without running it.
+void validate_suite(const Suite& suite);
+SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options);
+
+}  // namespace fedbench::suite

@@ -1,0 +1,67 @@
+// Grid expansion of suite files: logspace/linspace/range against their closed forms, the
+// cartesian product, zip pairing, run identities, and the errors that point at a line.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "core/text.hpp"
+#include "suite/grid.hpp"
+#include "suite/suite.hpp"
+
+using namespace fedbench;
+using namespace fedbench::suite;
+
+TEST_CASE("grid: logspace, linspace and range give numpy's values") {
+  const auto log = expand_text("logspace(-3, 0, 4)", "t");
+  REQUIRE(log.size() == 4);
+  for (int k = 0; k < 4; ++k) {
+    double v = 0;
+    REQUIRE(parse_real(log[k], v));
+    CHECK(v == doctest::Approx(std::pow(10.0, k - 3)).epsilon(1e-15));
+  }
+  CHECK(expand_text("linspace(0, 1, 5)", "t") ==
+        std::vector<std::string>{"0", "0.25", "0.5", "0.75", "1"});
+  CHECK(expand_text("range(2, 5)", "t") == std::vector<std::string>{"2", "3", "4"});
+  CHECK(expand_text("0.1", "t") == std::vector<std::string>{"0.1"});
+  CHECK_THROWS_WITH(expand_text("logspace(0, 1)", "x"),
+                    "x: 'logspace(0, 1)' must be logspace(start, stop, count) with a whole count >= 1");
+  CHECK_THROWS_WITH(expand_text("range(3, 1)", "x"),
+                    "x: 'range(3, 1)' must be range(first, stop) with whole numbers, first < stop");
+}
+
+TEST_CASE("grid: lists cross, zip pairs") {
+  const YAML::Node n = YAML::Load("{a: [1, 2], b: [x, y, z], zip: {c: [5, 6], d: [7, 8]}}");
+  const auto points = expand_params(n, "f.yaml", "solver s");
+  CHECK(points.size() == 2 * 3 * 2);
+  int paired = 0;
+  for (const auto& p : points) {
+    CHECK(((p.at("c") == "5" && p.at("d") == "7") || (p.at("c") == "6" && p.at("d") == "8")));
+    paired += p.at("c") == "5";
+  }
+  CHECK(paired == 6);
+  const YAML::Node bad = YAML::Load("a: 1\nzip:\n  c: [5, 6]\n  d: [7]\n");
+  CHECK_THROWS_WITH(expand_params(bad, "f.yaml", "solver s"),
+                    "f.yaml:4: solver s zip: 'd' has 1 values, the others 2; zipped lists pair "
+                    "up and need equal lengths");
+}
+
+TEST_CASE("suite: ids depend on the configuration only, not on how it was written") {
+  const std::string a = "/tmp/fedbench-suite-a.yaml", b = "/tmp/fedbench-suite-b.yaml";
+  std::ofstream(a) << "rounds: 10\nproblems:\n  - name: two-client-game\n"
+                      "solvers:\n  - name: gda\n    params: {step_size: [0.5, 0.25]}\n";
+  // Same runs: default written out, numbers spelled differently, seeds 0 explicit.
+  std::ofstream(b) << "seeds: 0\nrounds: 10\nproblems:\n  - name: two-client-game\n"
+                      "    params: {delta: 0}\nsolvers:\n  - name: gda\n"
+                      "    params: {step_size: [2.5e-1, .5], batch_size: 0}\n";
+  const Suite sa = load_suite(a), sb = load_suite(b);
+  REQUIRE(sa.runs.size() == 2);
+  REQUIRE(sb.runs.size() == 2);
+  std::vector<std::string> ia{sa.runs[0].id, sa.runs[1].id}, ib{sb.runs[0].id, sb.runs[1].id};
+  std::sort(ia.begin(), ia.end());
+  std::sort(ib.begin(), ib.end());
+  CHECK(ia == ib);
+  CHECK(sa.runs[0].id != sa.runs[1].id);
+  CHECK(sa.runs[0].id.size() == 16);
+}
