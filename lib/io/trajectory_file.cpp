@@ -14,7 +14,7 @@ namespace fedbench::io {
 
 namespace {
 
-constexpr hsize_t kChunk = 256;       // rows per chunk: small files stay small
+constexpr hsize_t kChunk = 256;       // rows per chunk (deflate-compressed)
 constexpr std::size_t kFlushRows = 256;
 
 // Counter columns, in file order; each reads one int64 out of a TrajectoryRow.

@@ -1,0 +1,72 @@
+// `fedbench check SUITE.yaml --reference DIR [--tolerance METRIC=BAND] [--update]`: rerun a
+// suite and compare every trajectory with its stored reference.
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "suite/check.hpp"
+#include "suite/mpi_world.hpp"
+#include "suite/suite_runner.hpp"
+
+namespace fedbench::cli {
+
+std::function<int()> add_check(CLI::App& app) {
+  auto* sub = app.add_subcommand("check", "rerun a suite and compare it with stored references");
+  struct Options {
+    std::string suite, reference, results;
+    std::vector<std::string> tolerances;
+    bool update = false, quiet = false;
+    int jobs = 0;
+  };
+  auto o = std::make_shared<Options>();
+  sub->add_option("suite", o->suite, "suite file (YAML)")->required();
+  sub->add_option("--reference", o->reference, "directory of reference runs")->required();
+  sub->add_option("--tolerance", o->tolerances,
+                  "METRIC=BAND: compare METRIC within BAND decades (log10) instead of exactly; "
+                  "METRIC * for every metric");
+  sub->add_flag("--update", o->update, "rewrite the references from this run");
+  sub->add_option("--results", o->results, "keep the fresh runs here (default: a temporary dir)");
+  sub->add_option("--jobs", o->jobs, "runs in parallel (default: all cores)");
+  sub->add_flag("-q,--quiet", o->quiet, "no progress line");
+  return [o] {
+    namespace fs = std::filesystem;
+    const suite::Tolerances tolerances = suite::parse_tolerances(o->tolerances);
+    std::string fresh = o->results;
+    if (suite::world().size() > 1 && fresh.empty())
+      throw UserError("under mpirun, give check a --results directory all ranks share");
+    bool temporary = false;
+    if (fresh.empty()) {
+      std::string templ = (fs::temp_directory_path() / "fedbench-check-XXXXXX").string();
+      if (!mkdtemp(templ.data())) throw UserError("cannot create a temporary directory");
+      fresh = templ;
+      temporary = true;
+    }
+    const suite::Suite s = suite::load_suite(o->suite, {{}, {}, fresh});
+    if (!o->update && !fs::is_directory(o->reference))
+      throw UserError("reference directory " + o->reference +
+                      " does not exist; create it with --update");
+    suite::SuiteOptions options;
+    options.jobs = o->jobs;
+    options.force = true;  // a check always recomputes
+    options.quiet = o->quiet;
+    suite::run_suite(s, options);
+    int code = 0;
+    if (suite::world().rank() == 0) {
+      if (o->update) {
+        const int n = suite::update_references(s, fresh, o->reference);
+        std::cout << "updated " << n << " references in " << o->reference << "\n";
+      } else {
+        const auto totals = suite::check_against_reference(s, fresh, o->reference, tolerances,
+                                                           std::cout);
+        code = totals.failed > 0 ? 1 : 0;
+      }
+    }
+    if (temporary && suite::world().rank() == 0) fs::remove_all(fresh);
+    return code;
+  };
+}
+
+}  // namespace fedbench::cli

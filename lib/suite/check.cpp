@@ -1,0 +1,114 @@
+#include "suite/check.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "suite/results_store.hpp"
+
+namespace fedbench::suite {
+
+namespace fs = std::filesystem;
+
+Tolerances parse_tolerances(const std::vector<std::string>& items) {
+  Tolerances t;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    double v = 0;
+    if (eq == std::string::npos || eq == 0 || !parse_real(item.substr(eq + 1), v) || v < 0)
+      throw UserError("tolerance '" + item + "' is not of the form METRIC=BAND (BAND >= 0, in "
+                      "decades; METRIC may be *), e.g. rel_error=0.1");
+    t[item.substr(0, eq)] = v;
+  }
+  return t;
+}
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::optional<double> band_for(const Tolerances& t, const std::string& column) {
+  if (auto it = t.find(column); it != t.end()) return it->second;
+  if (auto it = t.find("*"); it != t.end()) return it->second;
+  return std::nullopt;
+}
+
+bool within_band(double a, double b, double band) {
+  if (same_bits(a, b) || (std::isnan(a) && std::isnan(b))) return true;
+  if (!(a > 0) || !(b > 0) || !std::isfinite(a) || !std::isfinite(b)) return false;
+  return std::fabs(std::log10(a) - std::log10(b)) <= band;
+}
+
+}  // namespace
+
+std::optional<std::string> compare_runs(const io::StoredRun& fresh, const io::StoredRun& ref,
+                                        const Tolerances& tolerances) {
+  if (fresh.text.at("status") != ref.text.at("status"))
+    return "status " + fresh.text.at("status") + ", reference " + ref.text.at("status");
+  if (fresh.column_names != ref.column_names)
+    return "columns differ: " + join(fresh.column_names, ",") + " vs reference " +
+           join(ref.column_names, ",");
+  if (fresh.num_rows() != ref.num_rows())
+    return std::to_string(fresh.num_rows()) + " rows, reference " + std::to_string(ref.num_rows());
+  const auto& rounds = fresh.column("round");
+  for (const auto& name : fresh.column_names) {
+    if (name == "wall_time") continue;
+    const auto& a = fresh.column(name);
+    const auto& b = ref.column(name);
+    const auto band = band_for(tolerances, name);
+    for (std::size_t r = 0; r < a.size(); ++r) {
+      const bool ok = band ? within_band(a[r], b[r], *band) : same_bits(a[r], b[r]);
+      if (!ok)
+        return "column " + name + " differs at round " + format_real(rounds[r]) + ": " +
+               format_real(a[r]) + ", reference " + format_real(b[r]) +
+               (band ? " (band " + format_real(*band) + " decades)" : " (exact)");
+    }
+  }
+  return std::nullopt;
+}
+
+CheckTotals check_against_reference(const Suite& suite, const std::string& fresh_dir,
+                                    const std::string& reference_dir, const Tolerances& tolerances,
+                                    std::ostream& out) {
+  const ResultsStore fresh(fresh_dir), reference(reference_dir);
+  CheckTotals totals;
+  for (const auto& run : suite.runs) {
+    const std::string who = run.id + " (" + run.request.solver + ", seed " +
+                            std::to_string(run.request.seed) + ")";
+    if (reference.state(run.id) != RunState::done) {
+      out << "FAIL " << who << ": no reference in " << reference_dir
+          << "; create it with --update\n";
+      ++totals.failed;
+      continue;
+    }
+    const auto diff = compare_runs(io::read_trajectory(fresh.run_file(run.id)),
+                                   io::read_trajectory(reference.run_file(run.id)), tolerances);
+    if (diff) {
+      out << "FAIL " << who << ": " << *diff << "\n";
+      ++totals.failed;
+    } else {
+      ++totals.passed;
+    }
+  }
+  out << totals.passed << " passed, " << totals.failed << " failed\n";
+  return totals;
+}
+
+int update_references(const Suite& suite, const std::string& fresh_dir,
+                      const std::string& reference_dir) {
+  const ResultsStore fresh(fresh_dir), reference(reference_dir);
+  reference.ensure_exists();
+  int n = 0;
+  for (const auto& run : suite.runs) {
+    const std::string target = reference.run_file(run.id), tmp = target + ".part";
+    fs::copy_file(fresh.run_file(run.id), tmp, fs::copy_options::overwrite_existing);
+    fs::rename(tmp, target);
+    ++n;
+  }
+  reference.write_manifest();
+  return n;
+}
+
+}  // namespace fedbench::suite

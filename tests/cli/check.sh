@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CI regression of convergence curves: the stored smoke references pass; a perturbed
+# reference fails with the column and round named; a tolerance band in log space accepts a
+# small perturbation that the exact comparison rejects.
+source "$(dirname "$0")/lib.bash"
+smoke=results/suites/smoke.yaml
+
+expect_ok "^20 passed, 0 failed" "$fedbench" check $smoke --reference results/reference/smoke -q
+
+cp -r results/reference/smoke "$scratch/ref"
+victim=$(ls "$scratch/ref/runs" | head -n 1)
+"$python" - "$scratch/ref/runs/$victim" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    f["trajectory/rel_error"][3] *= 1.01
+PY
+checks=$((checks + 1))
+out=$("$fedbench" check $smoke --reference "$scratch/ref" -q) && rc=0 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q "^19 passed, 1 failed" <<<"$out" \
+   || ! grep -q "FAIL ${victim%.h5} .*column rel_error differs at round 15" <<<"$out"; then
+  echo "FAIL: a perturbed reference was not caught (exit $rc)"; echo "$out" | tail -n 3
+  failures=$((failures + 1))
+fi
+expect_ok "^20 passed, 0 failed" "$fedbench" check $smoke --reference "$scratch/ref" -q \
+  --tolerance rel_error=0.01
+expect_fail 2 "fedbench: tolerance 'rel_error' is not of the form METRIC=BAND (BAND >= 0, in decades; METRIC may be *), e.g. rel_error=0.1" \
+  "$fedbench" check $smoke --reference "$scratch/ref" --tolerance rel_error
+expect_fail 2 "fedbench: reference directory $scratch/none does not exist; create it with --update" \
+  "$fedbench" check $smoke --reference "$scratch/none"
+finish
