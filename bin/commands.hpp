@@ -18,5 +18,6 @@ std::function<int()> add_show(CLI::App& app);
 std::function<int()> add_plan(CLI::App& app);
 std::function<int()> add_export(CLI::App& app);
 std::function<int()> add_check(CLI::App& app);
+std::function<int()> add_select(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -1,0 +1,168 @@
+#include "suite/select.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/trajectory_file.hpp"
+#include "suite/results_store.hpp"
+
+namespace fedbench::suite {
+
+SelectCriterion SelectCriterion::parse(const std::string& metric, const std::string& at) {
+  SelectCriterion c;
+  c.metric = metric;
+  if (at == "auc") {
+    c.axis = Axis::auc;
+    return c;
+  }
+  const auto eq = at.find('=');
+  const std::string axis = eq == std::string::npos ? at : at.substr(0, eq);
+  const std::map<std::string, Axis> axes{
+      {"rounds", Axis::rounds}, {"samples", Axis::samples}, {"bytes", Axis::bytes}};
+  if (eq == std::string::npos || !axes.count(axis) || !parse_real(at.substr(eq + 1), c.budget) ||
+      c.budget < 0)
+    throw UserError("--at '" + at + "' is not one of rounds=R, samples=S, bytes=B or auc");
+  c.axis = axes.at(axis);
+  return c;
+}
+
+std::string SelectCriterion::describe() const {
+  switch (axis) {
+    case Axis::rounds: return metric + " at rounds=" + format_real(budget);
+    case Axis::samples: return metric + " at samples=" + format_real(budget);
+    case Axis::bytes: return metric + " at bytes=" + format_real(budget);
+    case Axis::auc: return "area under log10 " + metric + " over rounds";
+  }
+  return metric;
+}
+
+namespace {
+
+double score(const io::StoredRun& run, const SelectCriterion& c) {
+  if (run.text.at("status") != "ok") return INFINITY;
+  const auto& y = run.column(c.metric);
+  const auto& rounds = run.column("round");
+  if (c.axis == SelectCriterion::Axis::auc) {
+    double area = 0;
+    auto lg = [](double v) { return std::log10(std::max(v, 1e-300)); };
+    for (std::size_t r = 1; r < y.size(); ++r)
+      area += 0.5 * (lg(y[r]) + lg(y[r - 1])) * (rounds[r] - rounds[r - 1]);
+    return std::isnan(area) ? INFINITY : area;
+  }
+  std::vector<double> x;
+  if (c.axis == SelectCriterion::Axis::rounds) x = rounds;
+  if (c.axis == SelectCriterion::Axis::samples) x = run.column("samples");
+  if (c.axis == SelectCriterion::Axis::bytes) {
+    x = run.column("bytes_up");
+    const auto& down = run.column("bytes_down");
+    for (std::size_t r = 0; r < x.size(); ++r) x[r] += down[r];
+  }
+  double value = y.front();
+  for (std::size_t r = 0; r < y.size() && x[r] <= c.budget; ++r) value = y[r];
+  return std::isnan(value) ? INFINITY : value;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The configuration text without its seed line: runs that share it differ only in the seed.
+std::string without_seed(const std::string& config) {
+  std::string out;
+  for (const auto& line : split(config, '\n'))
+    if (line.rfind("seed:", 0) != 0) out += line + "\n";
+  return out;
+}
+
+std::string problem_block(const std::string& config) {
+  const auto end = config.find("\nsolver:");
+  return config.substr(0, end);
+}
+
+}  // namespace
+
+Selection select_best(const std::string& results_dir, const SelectCriterion& criterion) {
+  const auto files = ResultsStore(results_dir).finished_files();
+  if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
+  std::map<std::string, Configuration> groups;
+  for (const auto& f : files) {
+    const io::StoredRun run = io::read_trajectory(f);
+    if (!run.columns.count(criterion.metric))
+      throw UserError(f + " has no metric '" + criterion.metric + "'; columns: " +
+                      join(run.column_names, ", "));
+    const std::string config = run.text.at("config");
+    Configuration& g = groups[without_seed(config)];
+    if (g.solver.empty()) {
+      g.problem = run.text.at("problem");
+      g.solver = run.text.at("solver");
+      g.problem_params = run.problem_params;
+      g.solver_params = run.solver_params;
+      g.problem_key = problem_block(config);
+      g.config_text = config;
+    }
+    g.seeds.push_back(static_cast<std::uint64_t>(run.numbers.at("seed")));
+    g.scores.push_back(score(run, criterion));
+  }
+  Selection s;
+  std::map<std::pair<std::string, std::string>, std::size_t> best;  // (problem, solver) -> index
+  for (auto& [key, g] : groups) {
+    g.median = median(g.scores);
+    s.all.push_back(g);
+    const auto slot = std::make_pair(g.problem_key, g.solver);
+    auto it = best.find(slot);
+    if (it == best.end() || g.median < s.all[it->second].median) best[slot] = s.all.size() - 1;
+  }
+  for (const auto& [slot, index] : best) s.winners.push_back(s.all[index]);
+  std::sort(s.winners.begin(), s.winners.end(), [](const Configuration& a, const Configuration& b) {
+    return a.problem_key != b.problem_key ? a.problem_key < b.problem_key : a.median < b.median;
+  });
+  return s;
+}
+
+std::string winners_suite(const std::vector<Configuration>& winners,
+                          const std::vector<std::uint64_t>& seeds, const std::string& name,
+                          const std::string& comment) {
+  FEDBENCH_CHECK(!winners.empty(), "winners_suite needs a winner");
+  const YAML::Node config = YAML::Load(winners.front().config_text);
+  YAML::Emitter out;
+  out << YAML::Comment(comment) << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << name;
+  out << YAML::Key << "seeds" << YAML::Value << YAML::Flow << seeds;
+  const YAML::Node budget = config["budget"];
+  out << YAML::Key << "rounds" << YAML::Value << budget["rounds"].Scalar();
+  out << YAML::Key << "participation" << YAML::Value
+      << config["federation"]["participation"].Scalar();
+  const std::string eval = config["eval"].Scalar();  // "every:K" or "log:N"
+  const auto colon = eval.find(':');
+  out << YAML::Key << "eval" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+      << (eval.substr(0, colon) == "log" ? "log" : "every") << YAML::Value
+      << eval.substr(colon + 1) << YAML::EndMap;
+  out << YAML::Key << "budget" << YAML::Value << YAML::BeginMap;
+  for (const auto& kv : budget)
+    if (kv.first.Scalar() != "rounds")
+      out << YAML::Key << kv.first.Scalar() << YAML::Value << kv.second.Scalar();
+  out << YAML::EndMap;
+  out << YAML::Key << "problems" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << winners.front().problem;
+  out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : winners.front().problem_params) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
+  out << YAML::Key << "solvers" << YAML::Value << YAML::BeginSeq;
+  for (const auto& w : winners) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << w.solver;
+    out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
+    for (const auto& [k, v] : w.solver_params) out << YAML::Key << k << YAML::Value << v;
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace fedbench::suite

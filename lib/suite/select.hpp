@@ -1,0 +1,45 @@
+// `fedbench select RESULTS --metric NAME --at rounds=R`: the best configuration per solver.
+// Runs that differ only in the seed form one configuration; its score is the median over
+// its (tuning) seeds of the metric at the budget (the last recorded row within it), or of the
+// area under log10(metric) against rounds. Diverged and failed runs score +inf.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace fedbench::suite {
+
+struct SelectCriterion {
+  std::string metric = "rel_error";
+  enum class Axis { rounds, samples, bytes, auc } axis = Axis::rounds;
+  double budget = 0;  //!< unused for auc
+  //! "rounds=200", "samples=1e6", "bytes=1e8" or "auc"; throws UserError.
+  static SelectCriterion parse(const std::string& metric, const std::string& at);
+  std::string describe() const;
+};
+
+struct Configuration {
+  std::string problem, solver;
+  ParamMap problem_params, solver_params;
+  std::string problem_key;   //!< identifies the problem configuration
+  std::string config_text;   //!< of one of its runs (budget, eval, federation)
+  std::vector<std::uint64_t> seeds;
+  std::vector<double> scores;
+  double median = 0;
+};
+
+struct Selection {
+  std::vector<Configuration> all;      //!< every configuration, scored
+  std::vector<Configuration> winners;  //!< the best per (problem configuration, solver)
+};
+
+Selection select_best(const std::string& results_dir, const SelectCriterion& criterion);
+
+//! A suite file that reruns the winners of one problem configuration on `seeds`.
+std::string winners_suite(const std::vector<Configuration>& winners,
+                          const std::vector<std::uint64_t>& seeds, const std::string& name,
+                          const std::string& comment);
+
+}  // namespace fedbench::suite

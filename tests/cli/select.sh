@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Selection: the best configuration per solver by the median over seeds, checked against an
+# independent computation in Python from the same files; the winners suite reruns them on
+# the report seeds and validates.
+source "$(dirname "$0")/lib.bash"
+smoke=results/suites/smoke.yaml
+"$fedbench" run $smoke --results "$scratch/r" -q
+
+checks=$((checks + 1))
+out=$("$fedbench" select "$scratch/r" --at rounds=40 --report-seeds 7,8) || { echo "FAIL: select"; failures=$((failures + 1)); }
+if ! "$python" - "$scratch/r" "$out" <<'PY'
+import os, sys, h5py, numpy as np
+runs_dir, out = sys.argv[1] + "/runs", sys.argv[2]
+groups = {}
+for n in os.listdir(runs_dir):
+    with h5py.File(f"{runs_dir}/{n}") as f:
+        t = f["trajectory"]
+        rows = t["round"][()] <= 40
+        v = t["rel_error"][()][rows][-1] if f.attrs["status"] == "ok" else np.inf
+        key = (f.attrs["solver"], tuple(sorted((k, f["params/solver"].attrs[k]) for k in f["params/solver"].attrs)))
+        groups.setdefault(key, []).append(v)
+best = {}
+for (solver, params), vals in groups.items():
+    m = np.median(vals)
+    if solver not in best or m < best[solver][0]:
+        best[solver] = (m, params)
+for solver, (m, params) in best.items():
+    line = next((l for l in out.splitlines() if l.startswith(solver + " ")), None)
+    assert line is not None, f"{solver} missing from the table"
+    for k, v in params:
+        assert f"{k}={v} " in line + " ", f"{solver}: expected {k}={v} in: {line}"
+    printed = float(line.split()[1])
+    assert (np.isinf(m) and np.isinf(printed)) or abs(printed - m) <= 1e-5 * abs(m), (solver, printed, m)
+PY
+then failures=$((failures + 1)); echo "FAIL: select disagrees with the independent computation"; fi
+expect_ok "7 runs valid: 0 done, 0 partial, 14 new|14 runs valid: 0 done, 0 partial, 14 new" \
+  "$fedbench" plan "$scratch/r/winners.yaml" --results "$scratch/report"
+expect_ok "^seeds: \[7, 8\]" cat "$scratch/r/winners.yaml"
+expect_ok "area under log10 rel_error over rounds" "$fedbench" select "$scratch/r" --at auc -o "$scratch/w2.yaml"
+expect_fail 2 "fedbench: --at 'round=3' is not one of rounds=R, samples=S, bytes=B or auc" \
+  "$fedbench" select "$scratch/r" --at round=3
+expect_fail 2 "fedbench: no finished runs under $scratch/empty/runs" \
+  "$fedbench" select "$scratch/empty" --at auc
+finish
