@@ -47,7 +47,11 @@ same_columns "$scratch/j1" "$scratch/j2"
 # SIGKILL in the middle, then rerun: the same final files as an uninterrupted run.
 "$fedbench" run "$here/suites/long.yaml" --results "$scratch/killed" --jobs 1 -q &
 pid=$!
-sleep 1.5
+# Kill as soon as two runs are finished (each takes ~0.3 s): well inside the suite.
+for _ in $(seq 1 400); do
+  [ "$(ls "$scratch/killed/runs" 2>/dev/null | grep -c '\.h5$')" -ge 2 ] && break
+  sleep 0.02
+done
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 checks=$((checks + 1))
