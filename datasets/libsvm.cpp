@@ -2,12 +2,16 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace fedbench::datasets {
 
@@ -26,98 +30,130 @@ std::string quoted(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 2);
   out += '\'';
-  out.append(text);
+  out.append(text.substr(0, 40));
+  if (text.size() > 40) out += "...";
   out += '\'';
   return out;
 }
 
 bool parse_double(std::string_view s, double& out) {
-  // from_chars for double is in libstdc++ 11+; it accepts neither '+' nor leading spaces.
+  // from_chars accepts neither '+' nor leading spaces.
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && ptr == s.data() + s.size();
+  return ec == std::errc() && ptr == s.data() + s.size() && std::isfinite(out);
 }
 
-void parse_line(const std::string& path, long line_no, std::string_view line, LibsvmData& data) {
-  auto next_token = [&line]() {
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    std::size_t end = 0;
-    while (end < line.size() && line[end] != ' ' && line[end] != '\t') ++end;
-    std::string_view tok = line.substr(0, end);
-    line.remove_prefix(end);
-    return tok;
-  };
-  std::string_view label_text = next_token();
-  double label = 0;
-  if (!parse_double(label_text, label))
-    fail_at(path, line_no, "label " + quoted(label_text) + " is not a number");
-  std::vector<SparseEntry> row;
-  int last = 0;
-  for (std::string_view tok = next_token(); !tok.empty(); tok = next_token()) {
-    const std::size_t colon = tok.find(':');
-    int index = 0;
-    double value = 0;
-    if (colon == std::string_view::npos ||
-        std::from_chars(tok.data(), tok.data() + colon, index).ptr != tok.data() + colon ||
-        !parse_double(tok.substr(colon + 1), value))
-      fail_at(path, line_no, quoted(tok) + " is not of the form index:value");
-    if (index <= last)
-      fail_at(path, line_no, "feature index " + std::to_string(index) +
-                                 " is not above the previous one (indices are 1-based, increasing)");
-    last = index;
-    row.push_back({index - 1, value});
+struct Parser {
+  const std::string& path;
+  const LabelEncoding& encoding;
+  LibsvmData& data;
+  long line_no = 0;
+
+  double map_label(std::string_view text) const {
+    double label = 0;
+    if (!parse_double(text, label)) fail_at(path, line_no, "label " + quoted(text) + " is not a number");
+    if (encoding.empty()) return label;
+    for (std::size_t k = 0; k < encoding.raw.size(); ++k)
+      if (encoding.raw[k] == label) return encoding.mapped[k];
+    fail_at(path, line_no, "label " + quoted(text) + " is not one of the dataset's labels (" +
+                               encoding.describe() + ")");
   }
-  data.max_index = std::max(data.max_index, last);
-  data.labels.push_back(label);
-  data.rows.push_back(std::move(row));
-}
+
+  void line(std::string_view rest) {
+    auto next_token = [&rest]() {
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      std::size_t end = 0;
+      while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t') ++end;
+      std::string_view tok = rest.substr(0, end);
+      rest.remove_prefix(end);
+      return tok;
+    };
+    data.labels.push_back(map_label(next_token()));
+    long last = 0;
+    for (std::string_view tok = next_token(); !tok.empty(); tok = next_token()) {
+      const std::size_t colon = tok.find(':');
+      long index = 0;
+      double value = 0;
+      if (colon == std::string_view::npos ||
+          std::from_chars(tok.data(), tok.data() + colon, index).ptr != tok.data() + colon ||
+          !parse_double(tok.substr(colon + 1), value))
+        fail_at(path, line_no, quoted(tok) + " is not of the form index:value");
+      if (index <= last)
+        fail_at(path, line_no, "feature index " + std::to_string(index) +
+                                   " is not above the previous one (indices are 1-based, increasing)");
+      if (index > std::numeric_limits<std::int32_t>::max())
+        fail_at(path, line_no, "feature index " + std::to_string(index) + " is too large");
+      last = index;
+      data.X.col.push_back(static_cast<std::int32_t>(index - 1));
+      data.X.val.push_back(value);
+    }
+    if (data.X.val.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+      fail_at(path, line_no, "more than 2^31 nonzeros; split the file");
+    data.max_index = std::max(data.max_index, static_cast<int>(last));
+    data.X.row_start.push_back(static_cast<std::int32_t>(data.X.val.size()));
+    ++data.X.rows;
+  }
+};
 
 }  // namespace
 
-LibsvmData read_libsvm(const std::string& path) {
+std::string LabelEncoding::describe() const {
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < raw.size(); ++k)
+    parts.push_back(format_real(raw[k]) + " -> " + format_real(mapped[k]));
+  return join(parts, ", ");
+}
+
+LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEncoding& encoding) {
   std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (!file)
     throw UserError("cannot open dataset " + path + ": " + std::strerror(errno) +
                     " (LIBSVM files are in ../shared/datasets/libsvm/)");
+  gzbuffer(file.get(), 1 << 17);
   LibsvmData data;
   data.path = path;
+  Parser parser{path, encoding, data};
   std::string line;
   char buffer[1 << 16];
-  long line_no = 0;
-  bool more = true;
-  while (more) {
+  for (;;) {
     line.clear();
+    bool got = false;
     // gzgets returns at most sizeof(buffer)-1 chars; keep reading until the newline.
-    for (;;) {
-      if (!gzgets(file.get(), buffer, sizeof buffer)) {
-        int err = 0;
-        const char* msg = gzerror(file.get(), &err);
-        if (err != Z_OK && err != Z_STREAM_END) fail_at(path, line_no + 1, msg);
-        more = false;
-        break;
-      }
+    while (gzgets(file.get(), buffer, sizeof buffer)) {
+      got = true;
       line += buffer;
-      if (!line.empty() && line.back() == '\n') break;
+      if (line.back() == '\n') break;
     }
-    if (line.empty()) break;
-    ++line_no;
+    int err = 0;
+    const char* msg = gzerror(file.get(), &err);
+    if (err != Z_OK && err != Z_STREAM_END)
+      fail_at(path, parser.line_no + 1, std::string("cannot read: ") + msg +
+                                            " (truncated or corrupt .gz?)");
+    if (!got) break;
+    ++parser.line_no;
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank line
-    parse_line(path, line_no, line, data);
+    parser.line(line);
   }
-  if (data.rows.empty()) throw UserError(path + ": no data rows (is this a LIBSVM file?)");
+  if (data.X.rows == 0) throw UserError(path + ": no data rows (is this a LIBSVM file?)");
+  if (num_features > 0 && num_features < data.max_index)
+    throw UserError(path + ": has feature index " + std::to_string(data.max_index) +
+                    " but the dataset has " + std::to_string(num_features) + " features");
+  data.X.cols = num_features > 0 ? num_features : data.max_index;
   return data;
 }
+
+Mat CsrMatrix::dense() const { return Mat(view()); }
 
 Mat LibsvmData::dense(int num_features) const {
   if (num_features < max_index)
     throw UserError(path + ": has feature index " + std::to_string(max_index) + " but only " +
                     std::to_string(num_features) + " features were asked for; use at least " +
                     std::to_string(max_index));
-  Mat X = Mat::Zero(num_rows(), num_features);
-  for (Index r = 0; r < num_rows(); ++r)
-    for (const SparseEntry& e : rows[r]) X(r, e.index) = e.value;
-  return X;
+  Mat out = Mat::Zero(num_rows(), num_features);
+  for (Index r = 0; r < X.rows; ++r)
+    for (std::int32_t k = X.row_start[r]; k < X.row_start[r + 1]; ++k) out(r, X.col[k]) = X.val[k];
+  return out;
 }
 
 }  // namespace fedbench::datasets

@@ -1,0 +1,65 @@
+#include "datasets/idx.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace fedbench::datasets {
+
+IdxArray read_idx(const std::string& path) {
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
+  if (!f) throw UserError("cannot open " + path + ": " + std::strerror(errno));
+  auto read_exact = [&](void* buf, std::size_t n, const char* what) {
+    const int got = gzread(f.get(), buf, static_cast<unsigned>(n));
+    if (got < 0 || static_cast<std::size_t>(got) != n)
+      throw UserError(path + ": truncated " + std::string(what) + " (read " +
+                      std::to_string(got < 0 ? 0 : got) + " of " + std::to_string(n) + " bytes)");
+  };
+  std::uint8_t magic[4];
+  read_exact(magic, 4, "header");
+  if (magic[0] != 0 || magic[1] != 0)
+    throw UserError(path + ": not an IDX file (magic bytes " + std::to_string(magic[0]) + " " +
+                    std::to_string(magic[1]) + ", want 0 0)");
+  if (magic[2] != 0x08)
+    throw UserError(path + ": IDX element type " + std::to_string(magic[2]) +
+                    " is not unsigned byte (0x08), the only type MNIST files use");
+  if (magic[3] == 0 || magic[3] > 4)
+    throw UserError(path + ": IDX with " + std::to_string(magic[3]) + " dimensions");
+  IdxArray a;
+  std::uint64_t total = 1;
+  for (int d = 0; d < magic[3]; ++d) {
+    std::uint8_t b[4];
+    read_exact(b, 4, "header");
+    const std::uint32_t size = std::uint32_t(b[0]) << 24 | std::uint32_t(b[1]) << 16 |
+                               std::uint32_t(b[2]) << 8 | b[3];
+    a.shape.push_back(size);
+    total *= size;
+    if (total > (std::uint64_t(1) << 34)) throw UserError(path + ": IDX sizes are implausible");
+  }
+  a.data.resize(total);
+  if (total > 0) read_exact(a.data.data(), total, "data");
+  return a;
+}
+
+ImageData read_idx_images(const std::string& images_path, const std::string& labels_path) {
+  const IdxArray images = read_idx(images_path), labels = read_idx(labels_path);
+  if (images.shape.size() != 3)
+    throw UserError(images_path + ": expected images (3 dimensions), found " +
+                    std::to_string(images.shape.size()));
+  if (labels.shape.size() != 1 || labels.count() != images.count())
+    throw UserError(labels_path + ": " + std::to_string(labels.count()) + " labels for " +
+                    std::to_string(images.count()) + " images in " + images_path);
+  const Index n = images.shape[0], d = Index(images.shape[1]) * images.shape[2];
+  ImageData out;
+  out.X.resize(n, d);
+  for (Index i = 0; i < n; ++i)
+    for (Index k = 0; k < d; ++k) out.X(i, k) = images.data[i * d + k] / 255.0;
+  out.labels.assign(labels.data.begin(), labels.data.end());
+  return out;
+}
+
+}  // namespace fedbench::datasets
