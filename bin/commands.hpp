@@ -19,5 +19,6 @@ std::function<int()> add_plan(CLI::App& app);
 std::function<int()> add_export(CLI::App& app);
 std::function<int()> add_check(CLI::App& app);
 std::function<int()> add_select(CLI::App& app);
+std::function<int()> add_data(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   std::map<CLI::App*, std::function<int()>> commands;
   for (auto add : {fedbench::cli::add_list, fedbench::cli::add_describe, fedbench::cli::add_run,
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,
-                   fedbench::cli::add_check, fedbench::cli::add_select}) {
+                   fedbench::cli::add_check, fedbench::cli::add_select,
+                   fedbench::cli::add_data}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }

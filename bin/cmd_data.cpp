@@ -1,0 +1,114 @@
+// `fedbench data list | verify [NAME...] | partition NAME --clients M --scheme S --seed K`.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "datasets/idx.hpp"
+#include "datasets/partition.hpp"
+#include "datasets/registry.hpp"
+
+namespace fedbench::cli {
+
+namespace {
+
+std::vector<double> dataset_labels(const datasets::DatasetInfo& d, const std::string& role) {
+  if (d.format == "libsvm") return datasets::load_libsvm(d.name, role).labels;
+  return datasets::read_idx_images(datasets::require_file(d, "images"),
+                                   datasets::require_file(d, "labels"))
+      .labels;
+}
+
+int list() {
+  std::printf("search path: %s\n\n", join(datasets::data_search_path(), ":").c_str());
+  std::printf("%-14s %-7s %8s %8s  %-10s %s\n", "dataset", "format", "features", "classes",
+              "file", "instances  status");
+  for (const auto& d : datasets::dataset_registry()) {
+    for (const auto& f : d.files) {
+      const auto path = datasets::find_file(f);
+      std::printf("%-14s %-7s %8d %8d  %-10s %9lld  %s\n", d.name.c_str(), d.format.c_str(),
+                  d.features, d.classes, f.role.c_str(), static_cast<long long>(f.instances),
+                  path ? path->c_str() : ("missing: " + d.obtain).c_str());
+    }
+  }
+  return 0;
+}
+
+int verify(const std::vector<std::string>& names) {
+  int bad = 0, checked = 0;
+  for (const auto& d : datasets::dataset_registry()) {
+    if (!names.empty() && std::find(names.begin(), names.end(), d.name) == names.end()) continue;
+    for (const auto& f : d.files) {
+      const auto path = datasets::find_file(f);
+      if (!path) {
+        if (!names.empty()) {
+          std::printf("missing   %s (%s)\n", f.relative.c_str(), d.obtain.c_str());
+          ++bad;
+        }
+        continue;
+      }
+      ++checked;
+      const auto v = datasets::verify_file(f, *path);
+      const char* word = v == datasets::Verification::ok          ? "ok"
+                         : v == datasets::Verification::cached_ok ? "ok (remembered)"
+                         : v == datasets::Verification::mismatch  ? "MISMATCH"
+                                                                  : "no checksum known";
+      if (v == datasets::Verification::mismatch) ++bad;
+      std::printf("%-17s %s\n", word, path->c_str());
+    }
+  }
+  for (const auto& n : names) datasets::dataset_info(n);  // unknown names: an error
+  std::printf("%d files checked, %d problems\n", checked, bad);
+  return bad ? 1 : 0;
+}
+
+}  // namespace
+
+std::function<int()> add_data(CLI::App& app) {
+  auto* sub = app.add_subcommand("data", "datasets: list, verify checksums, show a partition");
+  sub->require_subcommand(1);
+  auto* list_cmd = sub->add_subcommand("list", "every known dataset, present or missing");
+  auto* verify_cmd = sub->add_subcommand("verify", "check files against their published sha256");
+  auto* part_cmd = sub->add_subcommand("partition", "client sizes and label histograms of a partition");
+  struct Options {
+    std::vector<std::string> names;
+    std::string name, scheme = "iid", role = "train";
+    int clients = 10;
+    long long seed = 0;
+  };
+  auto o = std::make_shared<Options>();
+  verify_cmd->add_option("names", o->names, "datasets (default: every present file)");
+  part_cmd->add_option("dataset", o->name, "dataset name")->required();
+  part_cmd->add_option("--clients", o->clients, "number of clients (default 10)");
+  part_cmd->add_option("--scheme", o->scheme, "iid | shards:S | dirichlet:A | quantity:A");
+  part_cmd->add_option("--seed", o->seed, "partition seed (default 0)");
+  part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
+  return [o, list_cmd, verify_cmd, part_cmd] {
+    if (list_cmd->parsed()) return list();
+    if (verify_cmd->parsed()) return verify(o->names);
+    (void)part_cmd;
+    const auto& d = datasets::dataset_info(o->name);
+    const auto labels = dataset_labels(d, o->role);
+    const auto scheme = datasets::PartitionScheme::parse(o->scheme);
+    if (o->seed < 0) throw UserError("--seed must be >= 0");
+    const auto p = datasets::partition_rows(labels, o->clients, scheme,
+                                            static_cast<std::uint64_t>(o->seed));
+    std::vector<double> classes;
+    const auto h = datasets::label_histograms(p, labels, classes);
+    std::printf("%s (%s), %zu rows, %d clients, %s, seed %lld\n", d.name.c_str(), o->role.c_str(),
+                labels.size(), o->clients, scheme.to_text().c_str(), o->seed);
+    std::printf("%6s %7s  labels", "client", "rows");
+    for (double c : classes) std::printf(" %6s", format_real(c).c_str());
+    std::printf("\n");
+    for (std::size_t c = 0; c < p.size(); ++c) {
+      std::printf("%6zu %7zu        ", c, p[c].size());
+      for (Index n : h[c]) std::printf(" %6lld", static_cast<long long>(n));
+      std::printf("\n");
+    }
+    return 0;
+  };
+}
+
+}  // namespace fedbench::cli
