@@ -133,6 +133,9 @@ RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig&
         comm.messages_up += n;
         ++comm.exchanges;
         solver.server_end(server, std::span<const Up>(uploads.data(), sampled.size()));
+        // Constrained problems: the server projects the aggregate onto the feasible set (the
+        // prox of consensus + indicator, spec 002 §2.6); the identity when unconstrained.
+        problem.project(server.model());
       }
       wall += std::chrono::duration<double>(Clock::now() - start).count();
       completed = r + 1;

@@ -119,6 +119,7 @@ std::vector<std::string> MinimaxProblem::metric_names() const {
 }
 
 std::string MinimaxProblem::primary_metric() const {
+  if (auto preferred = preferred_metric(); !preferred.empty()) return preferred;
   reference_cached();
   return reference_ ? "rel_error" : "op_norm";
 }

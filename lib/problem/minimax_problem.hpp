@@ -102,6 +102,9 @@ class MinimaxProblem {
                          Vec& out) const;
   virtual Constants compute_constants() const { return {}; }
   virtual std::vector<std::string> extra_metric_names() const { return {}; }
+  //! The primary metric when rel_error / op_norm are not the right one (e.g. a duality gap
+  //! under constraints); must be one of metric_names(). Empty: the default rule.
+  virtual std::string preferred_metric() const { return {}; }
   virtual void extra_metrics(const Vec& /*z*/, std::span<double> /*out*/) const {}
 
  private:

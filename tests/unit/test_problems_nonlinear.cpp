@@ -1,0 +1,132 @@
+// The WGAN and matrix-game problems: finite-difference oracles, the WGAN's closed-form saddle
+// point and best response (spec 000 §6.5), the matrix game's gap as the supremum it is, the
+// server projection, and the foundation's solvers running on every registered problem.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+
+#include "core/random.hpp"
+#include "problem/problem_registry.hpp"
+#include "support/run_helpers.hpp"
+
+using namespace fedbench;
+
+namespace {
+Vec fd_operator(const MinimaxProblem& p, int client, std::vector<Index> samples, const Vec& z) {
+  OracleCounts scratch;
+  const double h = 1e-6;
+  Vec g(p.dim());
+  for (Index k = 0; k < p.dim(); ++k) {
+    Vec a = z, b = z;
+    a(k) += h;
+    b(k) -= h;
+    const double d = (p.value(client, samples, a, scratch) - p.value(client, samples, b, scratch)) / (2 * h);
+    g(k) = k < p.dim_x() ? d : -d;
+  }
+  return g;
+}
+}  // namespace
+
+TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
+  const std::vector<std::pair<std::string, ParamMap>> cases{
+      {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}}},
+      {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}, {"paired", "false"}}},
+      {"matrix-game", {{"clients", "3"}, {"dim", "4"}, {"weights", "entry"}, {"identical_clients", "false"}}}};
+  for (const auto& [name, params] : cases) {
+    CAPTURE(name);
+    const auto p = make_problem(name, params);
+    Stream rng(9, "test");
+    Vec z(p->dim());
+    for (Index k = 0; k < z.size(); ++k) z(k) = rng.normal();
+    OracleCounts c;
+    for (int i = 0; i < p->num_clients(); ++i)
+      for (const auto& s : std::vector<std::vector<Index>>{{}, {0}, {p->num_samples(i) - 1, 0}}) {
+        Vec op(p->dim());
+        p->op(i, s, z, op, c);
+        CHECK((op - fd_operator(*p, i, s, z)).norm() <= 1e-6 * (1 + op.norm()));
+      }
+  }
+}
+
+TEST_CASE("wgan: (mu_real, sigma_real, 0, 0) is a saddle point of every client and minibatch") {
+  const auto p = make_problem("wgan-gaussian", {{"clients", "4"}, {"samples", "50"}, {"lambda", "0.01"}});
+  const Vec star = *p->reference_solution();
+  OracleCounts c;
+  Vec op(4);
+  for (int i = 0; i < 4; ++i)
+    for (const auto& s : std::vector<std::vector<Index>>{{}, {3, 7}}) {
+      p->op(i, s, star, op, c);
+      CHECK(op.norm() <= 1e-15);
+    }
+  // Phi(mu, sigma) = max_phi f = (A^2 + B^2)/(4 lambda): the metric equals f at the best
+  // response phi* = (A, B)/(2 lambda), found here by solving grad_phi f = 0 from the oracle.
+  Vec z(4);
+  z << 0.3, 0.7, 0, 0;
+  Vec g;
+  p->global_op(z, g);  // at phi = 0: -grad_phi f = -(A, B)
+  z(2) = -g(2) / (2 * 0.01);
+  z(3) = -g(3) / (2 * 0.01);
+  std::vector<double> m(p->metric_names().size());
+  p->metrics(z, m);
+  CHECK(m[3] == doctest::Approx(p->global_value(z)).epsilon(1e-10));  // rel_error, op_norm, param_error, phi
+  CHECK(m[2] == doctest::Approx(0.09 + 0.36));
+}
+
+TEST_CASE("matrix game: the gap bounds every unilateral deviation and projection keeps simplices") {
+  const auto p = make_problem("matrix-game", {{"clients", "5"}, {"dim", "6"}});
+  Stream rng(4, "test");
+  auto random_simplex = [&rng](Index d) {
+    Vec v(d);
+    for (Index k = 0; k < d; ++k) v(k) = -std::log(rng.uniform_open0());
+    return Vec(v / v.sum());
+  };
+  for (int trial = 0; trial < 20; ++trial) {
+    Vec z(12);
+    z << random_simplex(6), random_simplex(6);
+    std::vector<double> m(p->metric_names().size());
+    p->metrics(z, m);
+    const double gap = m.back();
+    CHECK(gap >= 0);
+    for (int k = 0; k < 50; ++k) {  // f(x, y') - f(x', y) <= gap for feasible x', y'
+      Vec dev = z;
+      dev.head(6) = random_simplex(6);
+      const double lower = p->global_value(dev);
+      dev = z;
+      dev.tail(6) = random_simplex(6);
+      CHECK(p->global_value(dev) - lower <= gap + 1e-12);
+    }
+  }
+  Vec outside(12);
+  for (Index k = 0; k < 12; ++k) outside(k) = rng.normal();
+  p->project(outside);
+  CHECK(outside.head(6).sum() == doctest::Approx(1.0));
+  CHECK(outside.tail(6).sum() == doctest::Approx(1.0));
+  CHECK(outside.minCoeff() >= 0);
+  CHECK(p->primary_metric() == "duality_gap");
+}
+
+TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with explicit steps") {
+  const std::map<std::string, ParamMap> small{
+      {"quadratic-game", {{"clients", "3"}, {"samples", "4"}, {"dim_per_player", "2"}}},
+      {"robust-least-squares", {{"rows", "20"}, {"features", "3"}, {"clients", "4"}}},
+      {"two-client-game", {}},
+      {"wgan-gaussian", {{"clients", "3"}, {"samples", "30"}}},
+      {"matrix-game", {{"clients", "3"}, {"dim", "4"}}}};
+  for (const auto& name : problem_registry().names()) {
+    if (name.rfind("test-", 0) == 0) continue;  // test-only problems
+    CAPTURE(name);
+    REQUIRE(small.count(name));  // a new problem must be added here
+    auto p = testing::problem(name, small.at(name));
+    for (const auto& [solver, params] : std::vector<std::pair<std::string, ParamMap>>{
+             {"local-sgda", {{"step_size", "0.01"}, {"schedule", "constant"}, {"local_steps", "3"}}},
+             {"proxskip-vip-fl", {{"step_size", "0.01"}, {"comm_prob", "0.3"}, {"batch_size", "1"}}}}) {
+      CAPTURE(solver);
+      const auto t = testing::run(p, name, small.at(name), {solver, params, 30});
+      CHECK(t.summary.status() == "ok");
+      for (double v : t.rows.back().metrics) CHECK(std::isfinite(v));
+      const auto first = t.rows.front().metrics, last = t.rows.back().metrics;
+      CHECK(last[0] <= first[0] * 1.5);  // no blow-up
+    }
+  }
+}
