@@ -52,6 +52,22 @@ inline double arma_cocoercivity_eig(const arma::mat& J) {
   return 1.0 / m;
 }
 
+//! (grad_x f, -grad_y f) of client (and samples) by central differences of the value oracle.
+inline Vec fd_operator(const MinimaxProblem& p, int client, std::vector<Index> samples,
+                       const Vec& z, double h) {
+  OracleCounts scratch;
+  Vec g(p.dim());
+  for (Index k = 0; k < p.dim(); ++k) {
+    Vec a = z, b = z;
+    a(k) += h;
+    b(k) -= h;
+    const double d =
+        (p.value(client, samples, a, scratch) - p.value(client, samples, b, scratch)) / (2 * h);
+    g(k) = k < p.dim_x() ? d : -d;
+  }
+  return g;
+}
+
 inline std::string dataset_path(const std::string& relative) {
   const char* dir = std::getenv("FEDBENCH_DATA_DIR");
   return std::string(dir ? dir : "../shared/datasets") + "/" + relative;

@@ -32,20 +32,6 @@ Vec random_point(Index d, std::uint64_t seed) {
   return z;
 }
 
-// (grad_x f, -grad_y f) by central differences of f; exact up to rounding for quadratics.
-Vec fd_operator(const MinimaxProblem& p, int client, std::vector<Index> samples, const Vec& z) {
-  OracleCounts scratch;
-  const double h = 1e-4;
-  Vec g(p.dim());
-  for (Index k = 0; k < p.dim(); ++k) {
-    Vec a = z, b = z;
-    a(k) += h;
-    b(k) -= h;
-    const double d = (p.value(client, samples, a, scratch) - p.value(client, samples, b, scratch)) / (2 * h);
-    g(k) = k < p.dim_x() ? d : -d;
-  }
-  return g;
-}
 
 }  // namespace
 
@@ -60,7 +46,7 @@ TEST_CASE("problems: every oracle equals finite differences of its value") {
       for (const auto& s : batches) {
         Vec op(p->dim()), gx(p->dim_x()), gy(p->dim_y());
         p->op(i, s, z, op, counts);
-        const Vec fd = fd_operator(*p, i, s, z);
+        const Vec fd = testing::fd_operator(*p, i, s, z, 1e-4);
         CHECK((op - fd).norm() <= 1e-6 * (1 + op.norm()));
         p->grad_x(i, s, z, gx, counts);
         p->grad_y(i, s, z, gy, counts);

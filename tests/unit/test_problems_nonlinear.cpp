@@ -8,24 +8,12 @@
 
 #include "core/random.hpp"
 #include "problem/problem_registry.hpp"
+#include "support/probe.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
 
 namespace {
-Vec fd_operator(const MinimaxProblem& p, int client, std::vector<Index> samples, const Vec& z) {
-  OracleCounts scratch;
-  const double h = 1e-6;
-  Vec g(p.dim());
-  for (Index k = 0; k < p.dim(); ++k) {
-    Vec a = z, b = z;
-    a(k) += h;
-    b(k) -= h;
-    const double d = (p.value(client, samples, a, scratch) - p.value(client, samples, b, scratch)) / (2 * h);
-    g(k) = k < p.dim_x() ? d : -d;
-  }
-  return g;
-}
 }  // namespace
 
 TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
@@ -44,7 +32,7 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       for (const auto& s : std::vector<std::vector<Index>>{{}, {0}, {p->num_samples(i) - 1, 0}}) {
         Vec op(p->dim());
         p->op(i, s, z, op, c);
-        CHECK((op - fd_operator(*p, i, s, z)).norm() <= 1e-6 * (1 + op.norm()));
+        CHECK((op - testing::fd_operator(*p, i, s, z, 1e-6)).norm() <= 1e-6 * (1 + op.norm()));
       }
   }
 }
