@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "core/text.hpp"
+#include "datasets/idx.hpp"
 
 namespace fedbench::datasets {
 
@@ -223,6 +225,45 @@ LibsvmData load_libsvm(const std::string& name, const std::string& role) {
   const DatasetInfo& d = dataset_info(name);
   if (d.format != "libsvm") throw UserError("dataset " + name + " is not a LIBSVM dataset");
   return read_libsvm(require_file(d, role), d.features, d.labels);
+}
+
+bool has_role(const DatasetInfo& d, const std::string& role) {
+  for (const auto& f : d.files)
+    if (f.role == role || f.role == role + "-images" || (role == "train" && f.role == "images"))
+      return true;
+  return false;
+}
+
+LabeledData load_data(const std::string& name, const std::string& role) {
+  const DatasetInfo& d = dataset_info(name);
+  LabeledData out;
+  out.classes = d.classes;
+  if (d.format == "libsvm") {
+    LibsvmData data = load_libsvm(name, role);
+    out.X = std::move(data.X);
+    out.labels = std::move(data.labels);
+    return out;
+  }
+  const bool paired_roles = std::any_of(d.files.begin(), d.files.end(), [&](const DatasetFile& f) {
+    return f.role == role + "-images";
+  });
+  const std::string images = paired_roles ? role + "-images" : "images";
+  const std::string labels = paired_roles ? role + "-labels" : "labels";
+  if (!paired_roles && role != "train")
+    throw UserError("dataset " + name + " has no " + role + " images");
+  const ImageData img = read_idx_images(require_file(d, images), require_file(d, labels));
+  out.X.rows = img.X.rows();
+  out.X.cols = img.X.cols();
+  for (Index r = 0; r < img.X.rows(); ++r) {
+    for (Index c = 0; c < img.X.cols(); ++c)
+      if (img.X(r, c) != 0) {
+        out.X.col.push_back(static_cast<std::int32_t>(c));
+        out.X.val.push_back(img.X(r, c));
+      }
+    out.X.row_start.push_back(static_cast<std::int32_t>(out.X.val.size()));
+  }
+  out.labels = img.labels;
+  return out;
 }
 
 }  // namespace fedbench::datasets

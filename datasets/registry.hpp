@@ -49,4 +49,15 @@ Verification verify_file(const DatasetFile& f, const std::string& full_path);
 //! label encoding.
 LibsvmData load_libsvm(const std::string& name, const std::string& role = "train");
 
+//! Any dataset (LIBSVM or IDX images) as CSR features and encoded labels. IDX roles: "train"
+//! reads train-images/train-labels (or images/labels), "test" test-images/test-labels.
+struct LabeledData {
+  CsrMatrix X;
+  std::vector<double> labels;
+  int classes = 0;
+};
+LabeledData load_data(const std::string& name, const std::string& role = "train");
+//! Whether the dataset has a file for `role` (declared in the registry, present or not).
+bool has_role(const DatasetInfo& d, const std::string& role);
+
 }  // namespace fedbench::datasets

@@ -13,14 +13,12 @@
 
 using namespace fedbench;
 
-namespace {
-}  // namespace
-
 TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
   const std::vector<std::pair<std::string, ParamMap>> cases{
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}}},
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}, {"paired", "false"}}},
-      {"matrix-game", {{"clients", "3"}, {"dim", "4"}, {"weights", "entry"}, {"identical_clients", "false"}}}};
+      {"matrix-game", {{"clients", "3"}, {"dim", "4"}, {"weights", "entry"}, {"identical_clients", "false"}}},
+      {"auc", {{"dataset", "heart"}, {"clients", "3"}, {"partition", "dirichlet:1"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
     const auto p = make_problem(name, params);
@@ -100,7 +98,8 @@ TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with exp
       {"robust-least-squares", {{"rows", "20"}, {"features", "3"}, {"clients", "4"}}},
       {"two-client-game", {}},
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "30"}}},
-      {"matrix-game", {{"clients", "3"}, {"dim", "4"}}}};
+      {"matrix-game", {{"clients", "3"}, {"dim", "4"}}},
+      {"auc", {{"dataset", "heart"}, {"clients", "3"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
     CAPTURE(name);

@@ -1,0 +1,83 @@
+// AUC: the rank formula against a brute-force pairwise count; the linear-AUC saddle point
+// against the closed form theta* = -M^{-1} Delta / (1 + s) of spec 001 §6.3 computed with
+// Armadillo from the raw data; the identity min_{a,b} max_lambda f = tau(1-tau)(L_sq - 1).
+#include <doctest/doctest.h>
+
+#include "core/random.hpp"
+#include "datasets/registry.hpp"
+#include "metrics/auc.hpp"
+#include "problem/problem_registry.hpp"
+#include "support/probe.hpp"
+
+using namespace fedbench;
+
+TEST_CASE("auc: the rank formula equals the pairwise count, ties counted half") {
+  Stream rng(3, "test-auc");
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::size_t n = 5 + rng.below(60);
+    std::vector<double> s(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      s[i] = static_cast<double>(rng.below(7));  // many ties
+      y[i] = rng.bernoulli(0.4) ? 1 : -1;
+    }
+    y[0] = 1;
+    y[1] = -1;
+    double pairs = 0, good = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (y[i] > 0 && y[j] < 0) {
+          pairs += 1;
+          good += s[i] > s[j] ? 1.0 : s[i] == s[j] ? 0.5 : 0.0;
+        }
+    CHECK(metrics::exact_auc(s, y) == doctest::Approx(good / pairs).epsilon(1e-14));
+  }
+  const std::vector<double> bad{1, NAN}, labels{1, -1};
+  CHECK(metrics::exact_auc(bad, labels) == 0.0);
+}
+
+TEST_CASE("auc: the saddle point is the closed form of spec 001 §6.3 (one client, exact tau)") {
+  const auto p = make_problem("auc", {{"dataset", "heart"}, {"clients", "1"}});
+  const auto data = datasets::load_data("heart");
+  const arma::uword n = data.X.rows, d = data.X.cols;
+  const Mat dense = data.X.dense();
+  arma::mat W(dense.data(), n, d);
+  arma::uvec pos = arma::find(arma::vec(data.labels) > 0), neg = arma::find(arma::vec(data.labels) < 0);
+  const arma::mat Wp = W.rows(pos), Wn = W.rows(neg);
+  const arma::rowvec mp = arma::mean(Wp, 0), mn = arma::mean(Wn, 0);
+  const arma::mat M = arma::cov(Wp, 1) + arma::cov(Wn, 1);  // population covariances
+  const arma::vec delta = (mn - mp).t();
+  const arma::vec Minv_delta = arma::solve(M, delta);
+  const double s = arma::dot(delta, Minv_delta);
+  const arma::vec theta = -Minv_delta / (1 + s);
+  const Vec z = *p->reference_solution();
+  CHECK((z.head(d) - testing::to_eigen(theta)).norm() <= 1e-8 * (1 + arma::norm(theta)));
+  CHECK(z(d) == doctest::Approx(arma::dot(theta, mp.t())).epsilon(1e-8));      // a* = theta^T m+
+  CHECK(z(d + 1) == doctest::Approx(arma::dot(theta, mn.t())).epsilon(1e-8));  // b* = theta^T m-
+  CHECK(z(d + 2) == doctest::Approx(arma::dot(theta, delta)).epsilon(1e-8));   // lambda* = theta^T Delta
+  // Identity at any theta: f(theta, a*, b*, lambda*) = tau(1-tau)(L_sq(theta) - 1).
+  const double tau = static_cast<double>(pos.n_elem) / static_cast<double>(n);
+  Stream rng(5, "test-auc");
+  arma::vec t(d);
+  for (arma::uword k = 0; k < d; ++k) t(k) = 0.3 * rng.normal();
+  const arma::vec hp = Wp * t, hn = Wn * t;
+  double lsq = 0;
+  for (double a : hp)
+    for (double b : hn) lsq += (1 - a + b) * (1 - a + b);
+  lsq /= static_cast<double>(hp.n_elem * hn.n_elem);
+  Vec v(d + 3);
+  v.head(d) = testing::to_eigen(t);
+  v(d) = arma::mean(hp);
+  v(d + 1) = arma::mean(hn);
+  v(d + 2) = arma::mean(hn) - arma::mean(hp);
+  CHECK(p->global_value(v) == doctest::Approx(tau * (1 - tau) * (lsq - 1)).epsilon(1e-10));
+}
+
+TEST_CASE("auc: clear errors for unusable data") {
+  CHECK_THROWS_WITH(make_problem("auc", {{"dataset", "letter"}}),
+                    "problem auc: dataset letter has 26 classes; choose one with -p positive_class=K");
+  CHECK_THROWS_WITH(make_problem("auc", {{"dataset", "pendigits"}, {"positive_class", "10"}}),
+                    "problem auc: positive_class = 10 but pendigits has classes 0..9");
+  const auto p = make_problem("auc", {{"dataset", "pendigits"}, {"positive_class", "0"}, {"clients", "4"}});
+  CHECK(p->metric_names() ==
+        std::vector<std::string>{"rel_error", "op_norm", "train_auc", "test_auc", "objective"});
+}
