@@ -28,6 +28,8 @@ RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
   h.metric_names = problem.metric_names();
   h.num_clients = problem.num_clients();
   h.dim = problem.dim();
+  for (int i = 0; i < problem.num_clients(); ++i) h.client_samples.push_back(problem.num_samples(i));
+  h.client_labels = problem.client_labels();
   return h;
 }
 

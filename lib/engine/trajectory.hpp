@@ -4,9 +4,11 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "problem/minimax_problem.hpp"
 #include "problem/oracle_counts.hpp"
 
 namespace fedbench {
@@ -48,6 +50,8 @@ struct RunHeader {
   std::vector<std::string> metric_names;
   int num_clients = 0;
   std::int64_t dim = 0;
+  std::vector<std::int64_t> client_samples;  //!< m_i per client
+  std::optional<ClientLabels> client_labels;  //!< label histogram per client, if labelled
 };
 
 struct RunSummary {

@@ -215,18 +215,38 @@ void Column::append_raw(hid_t memory_type, const void* values, std::size_t n) {
   size_ = new_size;
 }
 
-void write_vector(hid_t group, const std::string& name, const std::vector<std::int64_t>& v) {
-  const hsize_t n = v.size();
-  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+namespace {
+void write_fixed(hid_t group, const std::string& name, hid_t file_type, hid_t memory_type,
+                 const void* data, int rank, const hsize_t* dims) {
+  Handle space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
   Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   H5Pset_obj_track_times(dcpl.id(), false);
-  Handle ds(check(H5Dcreate2(group, name.c_str(), H5T_STD_I64LE, space.id(), H5P_DEFAULT,
-                             dcpl.id(), H5P_DEFAULT),
+  Handle ds(check(H5Dcreate2(group, name.c_str(), file_type, space.id(), H5P_DEFAULT, dcpl.id(),
+                             H5P_DEFAULT),
                   "cannot create dataset " + name),
             H5Dclose);
-  if (n > 0)
-    check_status(H5Dwrite(ds.id(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+  hsize_t total = 1;
+  for (int k = 0; k < rank; ++k) total *= dims[k];
+  if (total > 0)
+    check_status(H5Dwrite(ds.id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
                  "cannot write dataset " + name);
+}
+}  // namespace
+
+void write_vector(hid_t group, const std::string& name, const std::vector<std::int64_t>& v) {
+  const hsize_t n = v.size();
+  write_fixed(group, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), 1, &n);
+}
+
+void write_matrix(hid_t group, const std::string& name, const std::vector<std::int64_t>& v,
+                  hsize_t rows, hsize_t cols) {
+  const hsize_t dims[2] = {rows, cols};
+  write_fixed(group, name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), 2, dims);
+}
+
+void write_vector(hid_t group, const std::string& name, const std::vector<double>& v) {
+  const hsize_t n = v.size();
+  write_fixed(group, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), 1, &n);
 }
 
 std::vector<double> read_vector(hid_t group, const std::string& name) {

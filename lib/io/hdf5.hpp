@@ -83,6 +83,10 @@ class Column {
 
 //! Writes a fixed-size 1-D dataset (per-client totals, ...).
 void write_vector(hid_t group, const std::string& name, const std::vector<std::int64_t>& v);
+//! Writes a rows x cols int64 dataset (row-major input).
+void write_matrix(hid_t group, const std::string& name, const std::vector<std::int64_t>& v,
+                  hsize_t rows, hsize_t cols);
+void write_vector(hid_t group, const std::string& name, const std::vector<double>& v);
 //! Reads any numeric 1-D dataset converted to double.
 std::vector<double> read_vector(hid_t group, const std::string& name);
 

@@ -103,6 +103,18 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
   h5::Handle solver = h5::create_group(params.id(), "solver");
   for (const auto& [k, v] : h.solver_params) h5::write_attribute(solver.id(), k, v);
 
+  // How the data is spread: samples per client and, for labelled data, label histograms.
+  h5::Handle partition = h5::create_group(root, "partition");
+  h5::write_vector(partition.id(), "client_samples", h.client_samples);
+  if (h.client_labels) {
+    const auto& cl = *h.client_labels;
+    std::vector<std::int64_t> flat;
+    for (const auto& row : cl.counts) flat.insert(flat.end(), row.begin(), row.end());
+    h5::write_vector(partition.id(), "label_classes", cl.classes);
+    h5::write_matrix(partition.id(), "label_histogram", flat, cl.counts.size(), cl.classes.size());
+  }
+  partition.reset();
+
   s.trajectory = h5::create_group(root, "trajectory");
   std::vector<std::string> order;
   for (const auto& c : counter_columns()) {

@@ -36,6 +36,12 @@ struct Constants {
   double get(const std::string& name, const std::string& who) const;
 };
 
+//! How labelled data is spread over the clients (stored with every run).
+struct ClientLabels {
+  std::vector<double> classes;                    //!< sorted label values
+  std::vector<std::vector<std::int64_t>> counts;  //!< clients x classes
+};
+
 class MinimaxProblem {
  public:
   virtual ~MinimaxProblem() = default;
@@ -54,6 +60,9 @@ class MinimaxProblem {
   virtual std::optional<Vec> reference_solution() const { return std::nullopt; }
   //! Euclidean projection onto the feasible set (identity when unconstrained).
   virtual void project(Vec& /*z*/) const {}
+
+  //! Label histogram per client, for problems built on labelled data split by a partitioner.
+  virtual std::optional<ClientLabels> client_labels() const { return std::nullopt; }
 
   //! Constants (mu, L, cocoercivity, ...), computed once on first use and cached.
   const Constants& constants() const;

@@ -66,6 +66,13 @@ def main():
         for k in ("mu", "lipschitz", "cocoercivity"):
             check(k in f["constants"].attrs, f"constant {k} stored")
         check(len(f["params/solver"].attrs) > 0, "solver parameters stored")
+        sizes = f["partition/client_samples"][()]
+        check(sizes.shape == (int(f.attrs["num_clients"]),) and sizes.min() >= 1,
+              "partition/client_samples has one positive size per client")
+        if "label_histogram" in f["partition"]:
+            h = f["partition/label_histogram"][()]
+            check(h.shape == (sizes.shape[0], f["partition/label_classes"].shape[0]) and
+                  (h.sum(axis=1) == sizes).all(), "label histograms add up to the client sizes")
         for c in ("grad_x_calls", "samples"):
             per_client = f["clients"][c][()]
             check(per_client.shape == (int(f.attrs["num_clients"]),), f"clients/{c} per client")
