@@ -19,8 +19,11 @@
 // cutoff; mu is the true modulus 2 min(lambda_min(A^T A), lambda-1)/r, the code's value
 // without the factor 2 is stored as mu_code).
 // Resolved ambiguities: the paper's s = 20, beta0 ~ N(0, 0.1), eps ~ N(0, 0.01) read as
-// variances (stds 0.316 and 0.1); `rows` not a multiple of `clients` drops the remainder rows,
-// so every client holds m rows and F = (1/r) F_G exactly.
+// variances (stds 0.316 and 0.1); with the paper's contiguous split, `rows` not a multiple of
+// `clients` drops the remainder rows, so every client holds m rows and F = (1/r) F_G exactly.
+// Other partitions (iid, shards, Dirichlet or quantity skew, by the y0 values) keep every row;
+// clients are averaged unweighted (spec §7.4), so row k weighs w_k = 1/(M m_i) and beta* is
+// the W-weighted least-squares solution.
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <algorithm>
@@ -31,6 +34,8 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "datasets/libsvm.hpp"
+#include "datasets/partition.hpp"
+#include "datasets/registry.hpp"
 #include "linalg/operator_constants.hpp"
 #include "problem/problem_registry.hpp"
 
@@ -101,20 +106,25 @@ BlockConstants block_constants(const Mat& X, double c, double scale, Index extra
 class RobustLeastSquares : public MinimaxProblem {
  public:
   struct Params {
-    std::string source, path;
+    std::string source, path, dataset, partition;
     int rows, features, clients;
+    std::int64_t partition_seed;
     double beta_std, noise_std, lambda;
     std::int64_t instance_seed;
   };
   static void declare(Schema<Params>& s) {
-    s.choice("source", &Params::source, "synthetic", {"synthetic", "libsvm"},
-             "synthetic (spec §4.2) or a LIBSVM file given by path")
+    s.choice("source", &Params::source, "synthetic", {"synthetic", "libsvm", "dataset"},
+             "synthetic (spec §4.2), a LIBSVM file given by path, or a registered dataset")
         .text("path", &Params::path, "", "LIBSVM file (features as A, labels as y0)")
+        .text("dataset", &Params::dataset, "", "registered dataset (fedbench data list)")
+        .text("partition", &Params::partition, "contiguous",
+              "contiguous equal row blocks (paper), or iid | shards:S | dirichlet:A | quantity:A")
+        .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of the partition")
         .integer("rows", &Params::rows, "200", {.ge = 0},
                  "r; for libsvm the first r rows of the file, 0 = all")
         .integer("features", &Params::features, "0", {.ge = 0},
                  "s; 0 = 20 (synthetic) or the largest index in the file (libsvm)")
-        .integer("clients", &Params::clients, "20", {.ge = 1}, "M, contiguous row blocks")
+        .integer("clients", &Params::clients, "20", {.ge = 1}, "M, clients")
         .real("beta_std", &Params::beta_std, "0.31622776601683794", {.ge = 0},
               "std of beta0 (paper: variance 0.1)")
         .real("noise_std", &Params::noise_std, "0.1", {.ge = 0},
@@ -125,31 +135,59 @@ class RobustLeastSquares : public MinimaxProblem {
   }
 
   explicit RobustLeastSquares(const Params& p) : lambda_(p.lambda) {
-    if (p.source == "synthetic") {
-      if (!p.path.empty())
-        throw UserError("problem robust-least-squares: path is only read with source=libsvm");
-      generate(p);
-    } else {
+    if (p.source != "libsvm" && !p.path.empty())
+      throw UserError("problem robust-least-squares: path is only read with source=libsvm");
+    if (p.source != "dataset" && !p.dataset.empty())
+      throw UserError("problem robust-least-squares: dataset is only read with source=dataset");
+    if (p.source == "synthetic") generate(p);
+    if (p.source == "libsvm") {
       if (p.path.empty())
         throw UserError("problem robust-least-squares: source=libsvm needs -p path=FILE");
-      load(p);
+      load(datasets::read_libsvm(p.path), p);
+    }
+    if (p.source == "dataset") {
+      if (p.dataset.empty())
+        throw UserError("problem robust-least-squares: source=dataset needs -p dataset=NAME");
+      load(datasets::load_libsvm(p.dataset), p);
     }
     const Index r = A_.rows();
     if (r < p.clients)
       throw UserError("problem robust-least-squares: " + std::to_string(r) +
                       " rows cannot be split over " + std::to_string(p.clients) +
                       " clients; lower clients");
-    rows_per_client_ = r / p.clients;
-    const Index used = rows_per_client_ * p.clients;  // drop the remainder (see above)
-    A_.conservativeResize(used, A_.cols());
-    y0_.conservativeResize(used);
-    set_shape(A_.cols(), used, std::vector<Index>(p.clients, rows_per_client_));
+    client_rows_.assign(p.clients, {});
+    if (p.partition == "contiguous") {
+      const Index m = r / p.clients;  // drop the remainder (see above)
+      A_.conservativeResize(m * p.clients, A_.cols());
+      y0_.conservativeResize(m * p.clients);
+      for (int i = 0; i < p.clients; ++i)
+        for (Index j = 0; j < m; ++j) client_rows_[i].push_back(i * m + j);
+    } else {
+      const std::vector<double> targets(y0_.data(), y0_.data() + r);
+      client_rows_ = datasets::partition_rows(targets, p.clients,
+                                              datasets::PartitionScheme::parse(p.partition),
+                                              static_cast<std::uint64_t>(p.partition_seed));
+    }
+    // Clients are averaged unweighted, so row k weighs 1 / (M m_i) in F (spec 002 §7.4).
+    weights_.resize(A_.rows());
+    std::vector<Index> sizes;
+    for (const auto& rows : client_rows_) {
+      sizes.push_back(static_cast<Index>(rows.size()));
+      for (Index k : rows)
+        weights_(k) = 1.0 / (static_cast<double>(p.clients) * static_cast<double>(rows.size()));
+    }
+    equal_sizes_ = std::all_of(sizes.begin(), sizes.end(), [&](Index m) { return m == sizes[0]; });
+    set_shape(A_.cols(), A_.rows(), sizes);
   }
 
   std::string problem_class() const override { return "SC-SC (robust least squares)"; }
 
   std::optional<Vec> reference_solution() const override {
-    const Vec beta = Eigen::CompleteOrthogonalDecomposition<Mat>(Mat(A_)).solve(y0_);
+    // Weighted least squares (ordinary when every client holds as many rows).
+    const Vec root = weights_.cwiseSqrt();
+    const Mat weighted = root.asDiagonal() * A_;
+    const Vec beta =
+        Eigen::CompleteOrthogonalDecomposition<Mat>(weighted).solve(root.cwiseProduct(y0_));
     Vec z(dim());
     z.head(dim_x()) = beta;
     z.tail(dim_y()) = (lambda_ * y0_ - A_ * beta) / (lambda_ - 1.0);
@@ -158,7 +196,8 @@ class RobustLeastSquares : public MinimaxProblem {
 
  protected:
   void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override {
-    const Index s = dim_x(), first = client * rows_per_client_;
+    const Index s = dim_x();
+    const auto& rows = client_rows_[client];
     const auto beta = z.head(s);
     out.setZero();
     auto add_row = [&](Index k) {
@@ -167,16 +206,17 @@ class RobustLeastSquares : public MinimaxProblem {
       out(s + k) += 2.0 * (prediction + (lambda_ - 1.0) * z(s + k) - lambda_ * y0_(k));
     };
     if (samples.empty()) {
-      for (Index j = 0; j < rows_per_client_; ++j) add_row(first + j);
-      out /= static_cast<double>(rows_per_client_);
+      for (Index k : rows) add_row(k);
+      out /= static_cast<double>(rows.size());
     } else {
-      for (Index j : samples) add_row(first + j);
+      for (Index j : samples) add_row(rows[j]);
       out /= static_cast<double>(samples.size());
     }
   }
 
   double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
-    const Index s = dim_x(), first = client * rows_per_client_;
+    const Index s = dim_x();
+    const auto& rows = client_rows_[client];
     auto row_value = [&](Index k) {
       const double residual = A_.row(k).dot(z.head(s)) - z(s + k);
       const double shift = z(s + k) - y0_(k);
@@ -184,22 +224,24 @@ class RobustLeastSquares : public MinimaxProblem {
     };
     double total = 0;
     if (samples.empty()) {
-      for (Index j = 0; j < rows_per_client_; ++j) total += row_value(first + j);
-      return total / static_cast<double>(rows_per_client_);
+      for (Index k : rows) total += row_value(k);
+      return total / static_cast<double>(rows.size());
     }
-    for (Index j : samples) total += row_value(first + j);
+    for (Index j : samples) total += row_value(rows[j]);
     return total / static_cast<double>(samples.size());
   }
 
   Constants compute_constants() const override {
     const double c = lambda_ - 1.0;
-    const Index r = A_.rows(), m = rows_per_client_;
+    const Index r = A_.rows();
     Constants k;
-    const BlockConstants global = block_constants(A_, c, 2.0 / static_cast<double>(r), 0);
     double lip_clients = 0, ell_clients = 0, ell_rows = 0;
     for (int i = 0; i < num_clients(); ++i) {
-      const BlockConstants b =
-          block_constants(A_.middleRows(i * m, m), c, 2.0 / static_cast<double>(m), r - m);
+      const auto& rows = client_rows_[i];
+      const Index m = static_cast<Index>(rows.size());
+      Mat block(m, A_.cols());
+      for (Index j = 0; j < m; ++j) block.row(j) = A_.row(rows[j]);
+      const BlockConstants b = block_constants(block, c, 2.0 / static_cast<double>(m), r - m);
       lip_clients = std::max(lip_clients, b.lipschitz);
       ell_clients = std::max(ell_clients, b.ell_eig);
     }
@@ -211,18 +253,29 @@ class RobustLeastSquares : public MinimaxProblem {
           ell_rows = std::max(ell_rows, std::norm(l) / l.real());
       }
     }
+    k.set("lipschitz_client_max", lip_clients, "max_i ||M_i||_2");
+    k.set("cocoercivity_client_max", lip_clients > 0 ? ell_clients : 0,
+          "max_i ell_i, eigenvalue formula (cutoff 1e-5; client operators are singular)");
+    k.set("cocoercivity_sample_max", ell_rows, "max_k ell_k over rows, eigenvalue formula");
+    k.set("rows_used", static_cast<double>(r), "rows kept");
+    if (!equal_sizes_) {
+      // sym J = 2 diag(A^T W A, (lambda-1) W): mu in closed form; no SVD shortcut for ||J||.
+      const Mat gram = A_.transpose() * weights_.asDiagonal() * A_;
+      const double mu = 2 * std::min(Eigen::SelfAdjointEigenSolver<Mat>(gram).eigenvalues()(0),
+                                     c * weights_.minCoeff());
+      k.set("mu", mu, "2 min(lambda_min(A^T W A), (lambda-1) min w): strong monotonicity of F "
+                      "with unequal clients (w_k = 1/(M m_i))");
+      k.set("mu_global", mu, "same as mu");
+      return k;
+    }
+    const BlockConstants global = block_constants(A_, c, 2.0 / static_cast<double>(r), 0);
     k.set("mu", global.mu, "2 min(lambda_min(A^T A), lambda-1)/r: strong monotonicity of F; "
                            "clients are only monotone (spec 002 §3.2 fallback to the global value)");
     k.set("mu_global", global.mu, "same as mu");
     k.set("mu_code", 0.5 * global.mu, "the official code's min(lambda_min(A^T A), lambda-1)/r");
     k.set("lipschitz", global.lipschitz, "||J||_2 of F");
-    k.set("lipschitz_client_max", lip_clients, "max_i ||M_i||_2");
     k.set("cocoercivity", global.ell_eig, "ell of F, eigenvalue formula (cutoff 1e-5)");
-    k.set("cocoercivity_client_max", lip_clients > 0 ? ell_clients : 0,
-          "max_i ell_i, eigenvalue formula (cutoff 1e-5; client operators are singular)");
-    k.set("cocoercivity_sample_max", ell_rows, "max_k ell_k over rows, eigenvalue formula");
     if (global.invertible) k.set("cocoercivity_exact", global.ell_exact, "exact ell of F");
-    k.set("rows_used", static_cast<double>(r), "rows kept (a multiple of clients)");
     return k;
   }
 
@@ -242,8 +295,7 @@ class RobustLeastSquares : public MinimaxProblem {
     }
   }
 
-  void load(const Params& p) {
-    const datasets::LibsvmData data = datasets::read_libsvm(p.path);
+  void load(const datasets::LibsvmData& data, const Params& p) {
     const int s = p.features == 0 ? data.max_index : p.features;
     const Mat X = data.dense(s);
     const Index r = p.rows == 0 ? data.num_rows() : std::min<Index>(p.rows, data.num_rows());
@@ -254,7 +306,9 @@ class RobustLeastSquares : public MinimaxProblem {
   double lambda_;
   RowMat A_;
   Vec y0_;
-  Index rows_per_client_ = 0;
+  std::vector<std::vector<Index>> client_rows_;  //!< rows of A held by each client
+  Vec weights_;                                   //!< 1 / (M m_i) per row
+  bool equal_sizes_ = true;
 };
 
 FEDBENCH_REGISTER_PROBLEM(RobustLeastSquares, "robust-least-squares",

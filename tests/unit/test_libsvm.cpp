@@ -78,3 +78,29 @@ TEST_CASE("libsvm: robust least squares on heart_scale solves F(z*) = 0 with eve
   CHECK(f.norm() < 1e-10);
   CHECK(p->constants().values.at("mu") > 0);
 }
+
+TEST_CASE("libsvm: robust least squares on a registered dataset split with label skew") {
+  const auto p = make_problem("robust-least-squares", {{"source", "dataset"},
+                                                       {"dataset", "heart"},
+                                                       {"rows", "0"},
+                                                       {"clients", "6"},
+                                                       {"partition", "dirichlet:0.5"},
+                                                       {"partition_seed", "2"}});
+  Index total = 0;
+  bool unequal = false;
+  for (int i = 0; i < p->num_clients(); ++i) {
+    total += p->num_samples(i);
+    unequal |= p->num_samples(i) != p->num_samples(0);
+  }
+  CHECK(total == 270);  // every row kept
+  CHECK(unequal);
+  Vec f;
+  p->global_op(*p->reference_solution(), f);  // the weighted least-squares closed form
+  CHECK(f.norm() < 1e-10);
+  arma::mat J;
+  arma::vec b;
+  testing::probe_global(*p, J, b);
+  CHECK(p->constants().values.at("mu") == doctest::Approx(testing::arma_mu(J)).epsilon(1e-8));
+  CHECK_THROWS_WITH(make_problem("robust-least-squares", {{"source", "dataset"}}),
+                    "problem robust-least-squares: source=dataset needs -p dataset=NAME");
+}
