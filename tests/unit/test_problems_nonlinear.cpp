@@ -18,13 +18,15 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}}},
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "20"}, {"paired", "false"}}},
       {"matrix-game", {{"clients", "3"}, {"dim", "4"}, {"weights", "entry"}, {"identical_clients", "false"}}},
-      {"auc", {{"dataset", "heart"}, {"clients", "3"}, {"partition", "dirichlet:1"}}}};
+      {"auc", {{"dataset", "heart"}, {"clients", "3"}, {"partition", "dirichlet:1"}}},
+      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"regularizer", "nonconvex"}, {"rho", "0.1"}}},
+      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"rho", "0.1"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
     const auto p = make_problem(name, params);
     Stream rng(9, "test");
     Vec z(p->dim());
-    for (Index k = 0; k < z.size(); ++k) z(k) = rng.normal();
+    for (Index k = 0; k < z.size(); ++k) z(k) = 0.5 * rng.normal();
     OracleCounts c;
     for (int i = 0; i < p->num_clients(); ++i)
       for (const auto& s : std::vector<std::vector<Index>>{{}, {0}, {p->num_samples(i) - 1, 0}}) {
@@ -99,7 +101,8 @@ TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with exp
       {"two-client-game", {}},
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "30"}}},
       {"matrix-game", {{"clients", "3"}, {"dim", "4"}}},
-      {"auc", {{"dataset", "heart"}, {"clients", "3"}}}};
+      {"auc", {{"dataset", "heart"}, {"clients", "3"}}},
+      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
     CAPTURE(name);
