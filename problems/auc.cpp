@@ -26,6 +26,7 @@
 #include "linalg/operator_constants.hpp"
 #include "metrics/auc.hpp"
 #include "problem/problem_registry.hpp"
+#include "problems/client_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -90,25 +91,14 @@ class Auc : public MinimaxProblem {
  protected:
   void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override {
     out.setZero();
-    const auto& rows = clients_[client];
-    if (samples.empty()) {
-      for (Index row : rows) add_sample(row, z, out);
-      out /= static_cast<double>(rows.size());
-    } else {
-      for (Index j : samples) add_sample(rows[j], z, out);
-      out /= static_cast<double>(samples.size());
-    }
+    const Index n = for_each_row(clients_[client], samples, [&](Index row) { add_sample(row, z, out); });
+    out /= static_cast<double>(n);
   }
 
   double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
-    const auto& rows = clients_[client];
     double total = 0;
-    if (samples.empty()) {
-      for (Index row : rows) total += sample_value(row, z);
-      return total / static_cast<double>(rows.size());
-    }
-    for (Index j : samples) total += sample_value(rows[j], z);
-    return total / static_cast<double>(samples.size());
+    const Index n = for_each_row(clients_[client], samples, [&](Index row) { total += sample_value(row, z); });
+    return total / static_cast<double>(n);
   }
 
   Constants compute_constants() const override {

@@ -23,6 +23,7 @@
 #include "datasets/registry.hpp"
 #include "linalg/projections.hpp"
 #include "problem/problem_registry.hpp"
+#include "problems/client_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -132,15 +133,7 @@ class FairClassification : public MinimaxProblem {
       }
       out(C_ * (d_ + 1) + c) -= loss / prior_[c];  // -grad_y
     };
-    Index count = 0;
-    if (samples.empty()) {
-      for (Index row : rows) add(row);
-      count = static_cast<Index>(rows.size());
-    } else {
-      for (Index j : samples) add(rows[j]);
-      count = static_cast<Index>(samples.size());
-    }
-    out /= static_cast<double>(count);
+    out /= static_cast<double>(for_each_row(rows, samples, add));
     add_regularizer_gradient(z, out);
   }
 
@@ -153,14 +146,7 @@ class FairClassification : public MinimaxProblem {
       const int c = static_cast<int>(y_[row]);
       total += z(C_ * (d_ + 1) + c) * softmax_loss(X_, row, c, z, prob) / prior_[c];
     };
-    Index count = 0;
-    if (samples.empty()) {
-      for (Index row : rows) add(row);
-      count = static_cast<Index>(rows.size());
-    } else {
-      for (Index j : samples) add(rows[j]);
-      count = static_cast<Index>(samples.size());
-    }
+    const Index count = for_each_row(rows, samples, add);
     return total / static_cast<double>(count) + regularizer(z);
   }
 

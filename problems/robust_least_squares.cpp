@@ -38,6 +38,7 @@
 #include "datasets/registry.hpp"
 #include "linalg/operator_constants.hpp"
 #include "problem/problem_registry.hpp"
+#include "problems/client_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -205,13 +206,7 @@ class RobustLeastSquares : public MinimaxProblem {
       out.head(s) += (2.0 * (prediction - z(s + k))) * A_.row(k).transpose();
       out(s + k) += 2.0 * (prediction + (lambda_ - 1.0) * z(s + k) - lambda_ * y0_(k));
     };
-    if (samples.empty()) {
-      for (Index k : rows) add_row(k);
-      out /= static_cast<double>(rows.size());
-    } else {
-      for (Index j : samples) add_row(rows[j]);
-      out /= static_cast<double>(samples.size());
-    }
+    out /= static_cast<double>(for_each_row(rows, samples, add_row));
   }
 
   double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
@@ -223,12 +218,8 @@ class RobustLeastSquares : public MinimaxProblem {
       return residual * residual - lambda_ * shift * shift;
     };
     double total = 0;
-    if (samples.empty()) {
-      for (Index k : rows) total += row_value(k);
-      return total / static_cast<double>(rows.size());
-    }
-    for (Index j : samples) total += row_value(rows[j]);
-    return total / static_cast<double>(samples.size());
+    const Index n = for_each_row(rows, samples, [&](Index k) { total += row_value(k); });
+    return total / static_cast<double>(n);
   }
 
   Constants compute_constants() const override {
