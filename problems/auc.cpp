@@ -78,10 +78,7 @@ class Auc : public MinimaxProblem {
 
   std::string problem_class() const override { return "convex-strongly-concave (linear AUC)"; }
   std::optional<ClientLabels> client_labels() const override {
-    ClientLabels out;
-    for (const auto& row : datasets::label_histograms(clients_, y_, out.classes))
-      out.counts.emplace_back(row.begin(), row.end());
-    return out;
+    return client_label_histograms(clients_, y_);
   }
   std::optional<Vec> reference_solution() const override {
     const auto& [J, b] = linear_system();

@@ -1,10 +1,13 @@
-// Iteration over a minibatch of a client that holds rows of a shared data matrix: the full
-// local batch when `samples` is empty, else the listed positions (repeats allowed).
+// Clients that hold rows of a shared data matrix: iteration over a minibatch (the full local
+// batch when `samples` is empty, else the listed positions, repeats allowed) and the label
+// histograms stored with every run.
 #pragma once
 #include <span>
 #include <vector>
 
 #include "core/types.hpp"
+#include "datasets/partition.hpp"
+#include "problem/minimax_problem.hpp"
 
 namespace fedbench::problems {
 
@@ -17,6 +20,15 @@ Index for_each_row(const std::vector<Index>& client_rows, std::span<const Index>
   }
   for (Index j : samples) fn(client_rows[j]);
   return static_cast<Index>(samples.size());
+}
+
+//! The label histogram of every client of a partition, as stored in run files.
+inline ClientLabels client_label_histograms(const datasets::Partition& clients,
+                                            const std::vector<double>& labels) {
+  ClientLabels out;
+  for (const auto& row : datasets::label_histograms(clients, labels, out.classes))
+    out.counts.emplace_back(row.begin(), row.end());
+  return out;
 }
 
 }  // namespace fedbench::problems

@@ -107,10 +107,7 @@ class FairClassification : public MinimaxProblem {
     linalg::project_simplex(z.tail(C_), scratch);
   }
   std::optional<ClientLabels> client_labels() const override {
-    ClientLabels out;
-    for (const auto& row : datasets::label_histograms(clients_, y_, out.classes))
-      out.counts.emplace_back(row.begin(), row.end());
-    return out;
+    return client_label_histograms(clients_, y_);
   }
 
  protected:

@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev         # micro-benchmarks
   libopenmpi-dev openmpi-bin  # distributed grids
   zlib1g-dev               # .gz data files
+  dataset-fashion-mnist    # Fashion-MNIST idx files under /usr/share/datasets
   python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
 )
 

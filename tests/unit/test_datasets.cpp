@@ -172,3 +172,13 @@ TEST_CASE("partition: every row exactly once, reproducible, and the intended ske
   CHECK_THROWS_WITH(PartitionScheme::parse("dirichlet"),
                     "partition 'dirichlet' is not valid; use iid, shards:S (S whole >= 1), dirichlet:A or quantity:A (A > 0)");
 }
+
+TEST_CASE("idx: Fashion-MNIST from Debian has 60000 + 10000 images, 6000 and 1000 per class") {
+  const auto train = load_data("fashion-mnist", "train");
+  const auto test = load_data("fashion-mnist", "test");
+  CHECK(train.X.rows == 60000);
+  CHECK(test.X.rows == 10000);
+  CHECK(train.X.cols == 784);
+  for (const auto& [label, count] : histogram(train.labels)) CHECK(count == 6000);
+  for (const auto& [label, count] : histogram(test.labels)) CHECK(count == 1000);
+}

@@ -20,7 +20,9 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"matrix-game", {{"clients", "3"}, {"dim", "4"}, {"weights", "entry"}, {"identical_clients", "false"}}},
       {"auc", {{"dataset", "heart"}, {"clients", "3"}, {"partition", "dirichlet:1"}}},
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"regularizer", "nonconvex"}, {"rho", "0.1"}}},
-      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"rho", "0.1"}}}};
+      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"rho", "0.1"}}},
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"lambda", "0.5"}}},
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
     const auto p = make_problem(name, params);
@@ -102,7 +104,8 @@ TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with exp
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "30"}}},
       {"matrix-game", {{"clients", "3"}, {"dim", "4"}}},
       {"auc", {{"dataset", "heart"}, {"clients", "3"}}},
-      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}}}};
+      {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}}},
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
     CAPTURE(name);
