@@ -108,16 +108,28 @@ Constants AffineGame::compute_constants() const {
     }
   }
   const double mu_global = strong_monotonicity(global_M_);
+  k.set("mu_global", mu_global, "lambda_min(sym Mbar), strong monotonicity of F (< 0: not monotone)");
+  k.set("lipschitz", lipschitz(global_M_), "||Mbar||_2, Lipschitz constant of F");
+  k.set("lipschitz_client_max", lip_clients, "max_i ||M_i||_2");
   if (mu_clients > 0) {
     k.set("mu", mu_clients, "min_i lambda_min(sym M_i): strong monotonicity of every client "
                             "operator (Assumption 4.1; spec 002 §3.2)");
-  } else {
+  } else if (mu_global > 0) {
     k.set("mu", mu_global, "lambda_min(sym Mbar) of the global operator: some client is only "
                            "monotone (mu_i = " + format_real(mu_clients) + "), spec 002 §3.2 fallback");
   }
-  k.set("mu_global", mu_global, "lambda_min(sym Mbar), strong monotonicity of F");
-  k.set("lipschitz", lipschitz(global_M_), "||Mbar||_2, Lipschitz constant of F");
-  k.set("lipschitz_client_max", lip_clients, "max_i ||M_i||_2");
+  // Heterogeneity at the solution, sigma_*^2 = (1/n) sum_i ||F_i(z*)||^2 (Assumption 2.2).
+  const Vec z_star = *reference_solution();
+  double sigma = 0, worst = 0;
+  for (int i = 0; i < n; ++i) {
+    const double s = (client_M_[i] * z_star + client_zeta_[i]).squaredNorm();
+    sigma += s;
+    worst = std::max(worst, s);
+  }
+  k.set("sigma_star_sq", sigma / n, "(1/n) sum_i ||F_i(z*)||^2");
+  k.set("heterogeneity", worst, "max_i ||F_i(z*) - F(z*)||^2 (spec 002 §4.4)");
+  // Cocoercivity needs a monotone operator; without it, theory presets must fail, not guess.
+  if (mu_global < 0) return k;
   k.set("cocoercivity", cocoercivity_eig(global_M_),
         "ell of F by the paper's eigenvalue formula 1/ell = min Re(1/lambda), |lambda| > 1e-5");
   k.set("cocoercivity_client_max", ell_clients, "max_i ell_i, eigenvalue formula (Table G)");
@@ -133,16 +145,6 @@ Constants AffineGame::compute_constants() const {
   if (samples_invertible)
     k.set("cocoercivity_sample_max_exact", ell_samples_exact, "max_ij exact ell_ij");
 
-  // Heterogeneity at the solution, sigma_*^2 = (1/n) sum_i ||F_i(z*)||^2 (Assumption 2.2).
-  const Vec z_star = *reference_solution();
-  double sigma = 0, worst = 0;
-  for (int i = 0; i < n; ++i) {
-    const double s = (client_M_[i] * z_star + client_zeta_[i]).squaredNorm();
-    sigma += s;
-    worst = std::max(worst, s);
-  }
-  k.set("sigma_star_sq", sigma / n, "(1/n) sum_i ||F_i(z*)||^2");
-  k.set("heterogeneity", worst, "max_i ||F_i(z*) - F(z*)||^2 (spec 002 §4.4)");
   return k;
 }
 

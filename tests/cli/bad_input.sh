@@ -6,7 +6,7 @@ small=(-p clients=3 -p samples=4 -p dim_per_player=2)
 
 expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: fedgda-gt, gda, local-eg, local-gda, local-seg, local-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sgda (did you mean 'proxskip-gda-fl'?)" \
   "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl
-expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: auc, fair-classification, matrix-game, quadratic-game, robust-least-squares, robust-training, two-client-game, wgan-gaussian" \
+expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: auc, fair-classification, matrix-game, nc-sc-quadratic, quadratic-game, robust-least-squares, robust-training, two-client-game, two-sided-pl, wgan-gaussian" \
   "$fedbench" run --problem quadratic --solver gda
 expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_size, step_size (did you mean 'step_size'?)" \
   "$fedbench" run --problem quadratic-game --solver gda -s stepsize=0.1

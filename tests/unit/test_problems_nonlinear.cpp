@@ -9,6 +9,7 @@
 #include "core/random.hpp"
 #include "problem/problem_registry.hpp"
 #include "support/probe.hpp"
+#include <armadillo>
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
@@ -22,6 +23,8 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"regularizer", "nonconvex"}, {"rho", "0.1"}}},
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"rho", "0.1"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"lambda", "0.5"}}},
+      {"two-sided-pl", {{"clients", "3"}, {"shift", "0.7"}}},
+      {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
@@ -105,7 +108,9 @@ TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with exp
       {"matrix-game", {{"clients", "3"}, {"dim", "4"}}},
       {"auc", {{"dataset", "heart"}, {"clients", "3"}}},
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}}},
-      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}}};
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}},
+      {"two-sided-pl", {{"clients", "3"}, {"shift", "0.5"}}},
+      {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
     CAPTURE(name);
@@ -122,4 +127,38 @@ TEST_CASE("every registered problem runs local-sgda and proxskip-vip-fl with exp
       CHECK(last[0] <= first[0] * 1.5);  // no blow-up
     }
   }
+}
+
+TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo; no monotone theory") {
+  const auto p = make_problem("nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}});
+  arma::mat J;
+  arma::vec b;
+  testing::probe_global(*p, J, b);
+  const arma::mat A = J.submat(0, 0, 4, 4), B = J.submat(0, 5, 4, 9), C = J.submat(5, 5, 9, 9);
+  CHECK(arma::eig_sym(0.5 * (A + A.t())).min() < 0);  // nonconvex in x
+  const arma::mat H = A + B * arma::solve(C, B.t());
+  const auto& k = p->constants().values;
+  CHECK(k.at("phi_mu") == doctest::Approx(arma::eig_sym(0.5 * (H + H.t())).min()).epsilon(1e-9));
+  CHECK(k.at("phi_mu") > 0);
+  CHECK(k.at("mu_y") == doctest::Approx(arma::eig_sym(0.5 * (C + C.t())).min()).epsilon(1e-9));
+  CHECK(k.count("mu") == (k.at("mu_global") > 0 ? 1u : 0u));
+  Vec f;
+  p->global_op(*p->reference_solution(), f);
+  CHECK(f.norm() < 1e-10);
+  if (!k.count("mu"))
+    CHECK_THROWS_WITH(testing::run(testing::problem("nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}}),
+                                   "nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}},
+                                   {"proxskip-gda-fl", {}, 5}),
+                      doctest::Contains("needs the problem constant"));
+}
+
+TEST_CASE("two-sided PL: the saddle point (0, 0) is stationary for the average, not per client") {
+  const auto p = make_problem("two-sided-pl", {{"clients", "3"}, {"shift", "1"}});
+  Vec f;
+  p->global_op(Vec::Zero(2), f);
+  CHECK(f.norm() <= 1e-15);
+  OracleCounts c;
+  Vec fi(2);
+  p->op(0, {}, Vec::Zero(2), fi, c);
+  CHECK(fi.norm() > 1e-3);  // heterogeneous clients
 }
