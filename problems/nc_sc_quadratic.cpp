@@ -19,6 +19,7 @@
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/affine_game.hpp"
+#include "problems/random_spectrum.hpp"
 
 namespace fedbench::problems {
 
@@ -51,9 +52,9 @@ class NcScQuadratic : public AffineGame {
     std::vector<Vec> zeta;
     for (int i = 0; i < p.clients; ++i) {
       Stream rng(seed, "nc-sc-quadratic", i);
-      A.push_back(spectrum(rng, d, p.a_min, p.a_max));
-      C.push_back(spectrum(rng, d, p.c_min, p.c_max));
-      B.push_back(p.spread * spectrum(rng, d, 0.0, 1.0));
+      A.push_back(random_spectrum_matrix(rng, d, p.a_min, p.a_max));
+      C.push_back(random_spectrum_matrix(rng, d, p.c_min, p.c_max));
+      B.push_back(p.spread * random_spectrum_matrix(rng, d, 0.0, 1.0));
       Vec z(2 * d);
       const double shift = p.client_shift * rng.normal();
       for (Index k = 0; k < 2 * d; ++k) z(k) = rng.normal() + shift;
@@ -102,16 +103,6 @@ class NcScQuadratic : public AffineGame {
     Mat H = Abar + Bbar * Cbar.ldlt().solve(Bbar.transpose());
     H = 0.5 * (H + H.transpose());
     return {H, Eigen::SelfAdjointEigenSolver<Mat>(H, Eigen::EigenvaluesOnly).eigenvalues()(0)};
-  }
-  static Mat spectrum(Stream& rng, Index d, double lo, double hi) {
-    Vec lambda(d);
-    for (Index k = 0; k < d; ++k) lambda(k) = rng.uniform(lo, hi);
-    Mat W(d, d);
-    for (Index r = 0; r < d; ++r)
-      for (Index c = 0; c < d; ++c) W(r, c) = rng.normal();
-    const Mat Q = Eigen::HouseholderQR<Mat>(W).householderQ();
-    const Mat S = Q * lambda.asDiagonal() * Q.transpose();
-    return 0.5 * (S + S.transpose());
   }
 
   double coupling_ = 0, phi_mu_ = 0, phi_smooth_ = 0, mu_y_ = 0;

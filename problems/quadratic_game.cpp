@@ -20,6 +20,7 @@
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/affine_game.hpp"
+#include "problems/random_spectrum.hpp"
 
 #include <Eigen/Eigenvalues>
 
@@ -76,19 +77,6 @@ class QuadraticGame : public AffineGame {
 
   std::string problem_class() const override { return "SC-SC quadratic game"; }
 
- private:
-  //! Q diag(lambda) Q^T with lambda_k ~ U(lo, hi) and Q a random orthogonal matrix.
-  static Mat random_spectrum_matrix(Stream& rng, Index d, double lo, double hi) {
-    Vec lambda(d);
-    for (Index k = 0; k < d; ++k) lambda(k) = rng.uniform(lo, hi);
-    Mat W(d, d);
-    for (Index r = 0; r < d; ++r)
-      for (Index c = 0; c < d; ++c) W(r, c) = rng.normal();
-    const Mat gram = W.transpose() * W;
-    const Mat Q = Eigen::SelfAdjointEigenSolver<Mat>(gram).eigenvectors();
-    Mat S = Q * lambda.asDiagonal() * Q.transpose();
-    return 0.5 * (S + S.transpose());  // exactly symmetric, as the generator means it
-  }
 };
 
 FEDBENCH_REGISTER_PROBLEM(QuadraticGame, "quadratic-game",
