@@ -38,7 +38,7 @@ IdxArray read_idx(const std::string& path) {
                                std::uint32_t(b[2]) << 8 | b[3];
     a.shape.push_back(size);
     total *= size;
-    if (total > (std::uint64_t(1) << 34)) throw UserError(path + ": IDX sizes are implausible");
+    if (total > (std::uint64_t(1) << 31)) throw UserError(path + ": IDX sizes are implausible (over 2 GB)");
   }
   a.data.resize(total);
   if (total > 0) read_exact(a.data.data(), total, "data");

@@ -10,6 +10,8 @@
 #include <map>
 #include <numeric>
 
+#include "core/error.hpp"
+#include "core/random.hpp"
 #include "core/sha256.hpp"
 #include "datasets/idx.hpp"
 #include "datasets/partition.hpp"
@@ -181,4 +183,32 @@ TEST_CASE("idx: Fashion-MNIST from Debian has 60000 + 10000 images, 6000 and 100
   CHECK(train.X.cols == 784);
   for (const auto& [label, count] : histogram(train.labels)) CHECK(count == 6000);
   for (const auto& [label, count] : histogram(test.labels)) CHECK(count == 1000);
+}
+
+TEST_CASE("readers: random bytes and mutated real lines give errors or data, never a crash") {
+  Stream rng(12, "fuzz");
+  const std::string path = temp("fuzz.bin");
+  const std::string seed_text = "+1 3:0.5 17:1 123:-2e-3\n-1 1:1 2:1\n";
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string bytes;
+    if (trial % 2 == 0) {  // random bytes, biased towards the characters the format uses
+      const char alphabet[] = "0123456789:.-+ e\n\t\r\x80\xff";
+      const std::size_t n = rng.below(200);
+      for (std::size_t k = 0; k < n; ++k) bytes += alphabet[rng.below(sizeof alphabet - 1)];
+    } else {  // a valid file with a few bytes changed
+      bytes = seed_text;
+      for (int k = 0; k < 3; ++k) bytes[rng.below(bytes.size())] = static_cast<char>(rng.below(256));
+    }
+    std::ofstream(path, std::ios::binary) << bytes;
+    try {
+      const auto d = read_libsvm(path);
+      CHECK(d.X.rows == static_cast<Index>(d.labels.size()));
+    } catch (const UserError&) {
+    }
+    try {
+      read_idx(path);
+    } catch (const UserError&) {
+    }
+  }
+  std::remove(path.c_str());
 }
