@@ -36,7 +36,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"fedgda-gt", "gda", "local-eg", "local-gda", "local-seg",
+        std::vector<std::string>{"fedgda-gt", "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sgda"});
 }
@@ -101,11 +101,15 @@ TEST_CASE("conformance: a different seed changes stochastic runs but not determi
   CHECK(run_game(a).rows.back().metrics == run_game(b).rows.back().metrics);
 }
 
+// Spec 002 §2.5 for Local SGDA / SEG; spec 000 §2.1 for FESS-GDA: d1 + d2 floats each way per
+// sampled client (the anchor z never leaves the server).
 TEST_CASE("communication: local methods send one model each way per client per round") {
   const std::int64_t rounds = 12, n = 5, K = 4;
-  for (const char* name : {"local-sgda", "local-seg"}) {
+  for (const char* name : {"local-sgda", "local-seg", "fess-gda", "fsgda"}) {
     CAPTURE(name);
-    const auto t = run_game({name, {{"local_steps", std::to_string(K)}}, rounds});
+    ParamMap params{{"local_steps", std::to_string(K)}};
+    if (std::string(name).rfind("f", 0) == 0) params["batch_size"] = "1";  // FESS-GDA: B = 100
+    const auto t = run_game({name, params, rounds});
     const auto& last = t.rows.back();
     CHECK(last.comm.exchanges == rounds);
     CHECK(last.comm.floats_up == rounds * n * kDim);

@@ -103,3 +103,30 @@ TEST_CASE("op_scale s with step gamma equals op_scale 1 with step gamma s (spec 
     require_bitwise_equal(scaled, plain);
   }
 }
+
+TEST_CASE("fess-gda with p = 0 and global rates 1 equals local-sgda, bit for bit (spec 000 §2.5)") {
+  const auto fess = run_small({"fess-gda",
+                               {{"p", "0"}, {"eta_xl", "0.05"}, {"eta_yl", "0.05"}, {"local_steps", "4"},
+                                {"batch_size", "2"}},
+                               25, 1, "uniform:3"});
+  const auto lsgda = run_small({"local-sgda",
+                                {{"step_size", "0.05"}, {"schedule", "constant"}, {"local_steps", "4"},
+                                 {"batch_size", "2"}},
+                                25, 1, "uniform:3"});
+  require_bitwise_equal(fess, lsgda);
+  CHECK(fess.rows.back().metrics[0] < fess.rows.front().metrics[0]);
+}
+
+TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit (spec 000 §2.5)") {
+  const ParamMap common{{"eta_xl", "0.04"}, {"eta_yl", "0.02"}, {"eta_xg", "1.5"},
+                        {"eta_yg", "0.8"}, {"local_steps", "3"}, {"batch_size", "1"}};
+  ParamMap anchored = common;
+  anchored["p"] = "0.7";
+  anchored["beta"] = "1";
+  require_bitwise_equal(run_small({"fess-gda", anchored, 25}), run_small({"fsgda", common, 25}));
+  // And the penalty does act when the anchor lags (beta < 1): a different trajectory.
+  anchored["beta"] = "0.1";
+  const auto lagging = run_small({"fess-gda", anchored, 25});
+  const auto plain = run_small({"fsgda", common, 25});
+  CHECK(lagging.rows.back().metrics[0] != plain.rows.back().metrics[0]);
+}
