@@ -72,14 +72,16 @@ double MinimaxProblem::value(int client, std::span<const Index> samples, const V
 
 void MinimaxProblem::do_grad_x(int client, std::span<const Index> samples, const Vec& z,
                                Vec& out) const {
-  Vec full(dim());
+  thread_local Vec full;  // the round loop must not allocate: reused per thread
+  full.resize(dim());
   do_op(client, samples, z, full);
   out = full.head(dim_x());
 }
 
 void MinimaxProblem::do_grad_y(int client, std::span<const Index> samples, const Vec& z,
                                Vec& out) const {
-  Vec full(dim());
+  thread_local Vec full;
+  full.resize(dim());
   do_op(client, samples, z, full);
   out = -full.tail(dim_y());  // the operator carries -grad_y
 }

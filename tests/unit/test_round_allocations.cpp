@@ -53,9 +53,11 @@ TEST_CASE("allocations: no solver allocates per round, with 1 or 2 threads") {
     for (int threads : {1, 2}) {
       CAPTURE(name);
       CAPTURE(threads);
-      long counts[2];
-      const std::int64_t rounds[2] = {3, 60};
-      for (int k = 0; k < 2; ++k) {
+      // A first, discarded run lets per-thread scratch buffers (thread_local, allocated once
+      // per thread) settle; then 3 and 60 rounds must allocate exactly the same.
+      long counts[3];
+      const std::int64_t rounds[3] = {3, 3, 60};
+      for (int k = 0; k < 3; ++k) {
         RunRequest req;
         req.problem = "quadratic-game";
         req.problem_params = params;
@@ -67,7 +69,7 @@ TEST_CASE("allocations: no solver allocates per round, with 1 or 2 threads") {
         execute(run, threads, sink);
         counts[k] = sink.total;
       }
-      CHECK(counts[1] == counts[0]);
+      CHECK(counts[2] == counts[1]);
     }
   }
 }

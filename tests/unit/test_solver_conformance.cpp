@@ -36,8 +36,9 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"fedgda-gt", "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
-                                 "local-sgda", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
+        std::vector<std::string>{"fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-plus",
+                                 "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
+                                 "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sgda"});
 }
 
@@ -119,6 +120,10 @@ TEST_CASE("communication: local methods send one model each way per client per r
     CHECK(last.oracle[OracleKind::grad_x] == rounds * n * K * calls_per_step);
     CHECK(last.oracle.samples == rounds * n * K * calls_per_step);  // batch size 1
   }
+  // Fed-Norm-SGDA+ sends the snapshot x~ with every broadcast: 2 d1 + d2 down, d1 + d2 up.
+  const auto t = run_game({"fed-norm-sgda-plus", {{"local_steps", "2"}, {"batch_size", "1"}}, rounds});
+  CHECK(t.rows.back().comm.floats_down == rounds * n * (kDim + kDim / 2));
+  CHECK(t.rows.back().comm.floats_up == rounds * n * kDim);
 }
 
 TEST_CASE("communication: fedgda-gt pays two exchanges per round") {

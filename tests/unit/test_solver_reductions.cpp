@@ -130,3 +130,19 @@ TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit 
   const auto plain = run_small({"fsgda", common, 25});
   CHECK(lagging.rows.back().metrics[0] != plain.rows.back().metrics[0]);
 }
+
+TEST_CASE("fed-norm-sgda is fsgda up to rounding (spec 000 §2.3(a)); with K = 1 and S = 1 the "
+          "snapshot variant is the plain one, bit for bit") {
+  const ParamMap rates{{"eta_xl", "0.05"}, {"eta_yl", "0.03"}, {"local_steps", "3"}, {"batch_size", "1"}};
+  ParamMap norm = rates, fsgda = rates;
+  norm["gamma_x"] = fsgda["eta_xg"] = "1.3";
+  norm["gamma_y"] = fsgda["eta_yg"] = "0.9";
+  const auto a = run_small({"fed-norm-sgda", norm, 30, 1, "uniform:2"});
+  const auto b = run_small({"fsgda", fsgda, 30, 1, "uniform:2"});
+  for (std::size_t r = 0; r < a.rows.size(); ++r)
+    CHECK(a.rows[r].metrics[0] == doctest::Approx(b.rows[r].metrics[0]).epsilon(1e-9));
+  ParamMap one{{"local_steps", "1"}, {"batch_size", "2"}, {"eta_xl", "0.1"}, {"eta_yl", "0.1"}};
+  ParamMap plus = one;
+  plus["snapshot_period"] = "1";
+  require_bitwise_equal(run_small({"fed-norm-sgda", one, 20}), run_small({"fed-norm-sgda", plus, 20}));
+}
