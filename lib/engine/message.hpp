@@ -22,6 +22,13 @@ struct MessageSize {
   }
 };
 
+//! A vector sent in some messages only (one stage of a two-stage method): counted only when
+//! `sent`; the buffer is kept between messages, so switching costs no allocation.
+struct OptionalVec {
+  Vec value;
+  bool sent = false;
+};
+
 namespace detail {
 inline MessageSize field_size(const Vec& v) { return {v.size(), 8 * v.size()}; }
 inline MessageSize field_size(double) { return {1, 8}; }
@@ -30,6 +37,9 @@ template <class I>
   requires std::is_integral_v<I>
 MessageSize field_size(I) {
   return {0, static_cast<std::int64_t>(sizeof(I))};
+}
+inline MessageSize field_size(const OptionalVec& v) {
+  return v.sent ? field_size(v.value) : MessageSize{};
 }
 template <class T>
 MessageSize field_size(const std::vector<T>& items) {

@@ -17,6 +17,7 @@
 // 1 + 1/(1 - beta); larger values diverge and are stored as such.
 #include "engine/engine.hpp"
 #include "engine/model_averaging.hpp"
+#include "solvers/server_rates.hpp"
 
 namespace fedbench::solvers {
 
@@ -59,13 +60,13 @@ struct FessGda : ModelAveraging {
 
   void server_end(ServerCtx& s, std::span<const Up> uploads) {
     Vec& model = s.model();
-    const Index dx = s.dim_x(), dy = model.size() - dx;
+    const Index dx = s.dim_x();
     x_prev_ = model.head(dx);  // x_t, kept for the penalty
     mean_into(uploads, &Up::model, mean_);
+    apply_server_rates(model, mean_, dx, p.eta_xg, p.eta_yg);  // the engine projects y after
     const double penalty = p.eta_xl * p.eta_xg * p.local_steps * p.p;
-    model.head(dx) = (1.0 - p.eta_xg) * x_prev_ + p.eta_xg * mean_.head(dx) - penalty * (x_prev_ - anchor_);
-    model.tail(dy) = (1.0 - p.eta_yg) * model.tail(dy) + p.eta_yg * mean_.tail(dy);
-    anchor_ = (1.0 - p.beta) * anchor_ + p.beta * model.head(dx);  // the engine projects y after
+    model.head(dx) -= penalty * (x_prev_ - anchor_);
+    anchor_ = (1.0 - p.beta) * anchor_ + p.beta * model.head(dx);
   }
 
  private:

@@ -39,7 +39,7 @@ TEST_CASE("conformance: the registry holds exactly the solvers of the foundation
         std::vector<std::string>{"fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
-                                 "proxskip-sgda-fl", "proxskip-vip-fl", "sgda"});
+                                 "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
 }
 
 TEST_CASE("conformance: every solver documents every parameter") {
@@ -221,4 +221,16 @@ TEST_CASE("runs: incompatible settings are rejected before any round") {
   req.participation = Participation::parse("uniform:9");
   req.solver_params = {};
   CHECK_THROWS_AS(prepare_run(req, game()), UserError);
+}
+
+TEST_CASE("communication: sagda talks to one client set in both stages (spec 000 §2.3(c))") {
+  const std::int64_t rounds = 10, m = 2, K = 3;
+  const auto t = run_game({"sagda", {{"local_steps", std::to_string(K)}, {"batch_size", "1"}}, rounds,
+                           1, "uniform:2"});
+  const auto& last = t.rows.back().comm;
+  CHECK(last.exchanges == 2 * rounds);
+  CHECK(last.floats_down == rounds * m * (kDim + 2 * kDim));  // (x, y); then (x, y, v)
+  CHECK(last.floats_up == rounds * m * (kDim + kDim));        // c_i; then the model
+  for (const auto& c : t.summary.per_client)  // stage 1 + K steps for each round it took part in
+    CHECK(c[OracleKind::grad_x] % (1 + K) == 0);
 }

@@ -74,6 +74,10 @@ TEST_CASE("the equilibrium is a fixed point of fedgda-gt but not of local-gda un
   // rel_error with z0 = z* is the plain squared distance ||z - z*||^2.
   CHECK(gt.rows.back().metrics[0] < 1e-28);
   CHECK(lgda.rows.back().metrics[0] > 1e-8);  // client drift moves it off z*
+  // SAGDA's control variates remove the drift too (full batches, every client), FSGDA's don't.
+  const ParamMap local{{"eta_xl", "0.1"}, {"eta_yl", "0.1"}, {"local_steps", "5"}, {"batch_size", "0"}};
+  CHECK(run_from_star({"sagda", local, 20}).rows.back().metrics[0] < 1e-28);
+  CHECK(run_from_star({"fsgda", local, 20}).rows.back().metrics[0] > 1e-8);
 }
 
 TEST_CASE("two-client game: plain averaging of local gda has no drift when client matrices agree") {
