@@ -36,7 +36,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-plus",
+        std::vector<std::string>{"fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
@@ -124,6 +124,14 @@ TEST_CASE("communication: local methods send one model each way per client per r
   const auto t = run_game({"fed-norm-sgda-plus", {{"local_steps", "2"}, {"batch_size", "1"}}, rounds});
   CHECK(t.rows.back().comm.floats_down == rounds * n * (kDim + kDim / 2));
   CHECK(t.rows.back().comm.floats_up == rounds * n * kDim);
+  // FedSGDA-M averages models and estimators: 2 (d1 + d2) up; down from round 1 on; two
+  // oracle calls per local step (the same minibatch at two points) plus one initial estimate.
+  const auto m = run_game({"fedsgda-m", {{"local_steps", std::to_string(K)}, {"batch_size", "1"},
+                                          {"initial_batch", "3"}}, rounds});
+  CHECK(m.rows.back().comm.floats_up == rounds * n * 2 * kDim);
+  CHECK(m.rows.back().comm.floats_down == rounds * n * kDim + (rounds - 1) * n * kDim);
+  CHECK(m.rows.back().oracle[OracleKind::grad_x] == n * (1 + rounds * K * 2));
+  CHECK(m.rows.back().oracle.samples == n * (3 + rounds * K * 2));
 }
 
 TEST_CASE("communication: fedgda-gt pays two exchanges per round") {
