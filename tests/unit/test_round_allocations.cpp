@@ -53,8 +53,7 @@ TEST_CASE("allocations: no solver allocates per round, with 1 or 2 threads") {
     for (int threads : {1, 2}) {
       CAPTURE(name);
       CAPTURE(threads);
-      // A first, discarded run lets per-thread scratch buffers (thread_local, allocated once
-      // per thread) settle; then 3 and 60 rounds must allocate exactly the same.
+      // A first, discarded run lets the calling thread's scratch buffers settle.
       long counts[3];
       const std::int64_t rounds[3] = {3, 3, 60};
       for (int k = 0; k < 3; ++k) {
@@ -69,7 +68,10 @@ TEST_CASE("allocations: no solver allocates per round, with 1 or 2 threads") {
         execute(run, threads, sink);
         counts[k] = sink.total;
       }
-      CHECK(counts[2] == counts[1]);
+      // Per-thread scratch buffers (thread_local, allocated once per thread) may be first
+      // touched in either run, depending on which pool thread serves which client: allow a
+      // few per thread. Anything allocated per round would add at least 57 (60 - 3 rounds).
+      CHECK(std::labs(counts[2] - counts[1]) <= 4L * threads);
     }
   }
 }
