@@ -27,6 +27,10 @@ class ClientOracle {
   //! A fresh minibatch of `batch` component indices (0 = the full local batch: empty span).
   //! The span stays valid until the next draw.
   std::span<const Index> draw(int batch);
+  //! The next minibatch by random reshuffling (spec 001 §2.0): a fresh permutation of the
+  //! client's samples each local epoch, cut into consecutive chunks of `batch` (the last
+  //! chunk of an epoch may be shorter). The iterator restarts every round and phase.
+  std::span<const Index> next_reshuffled(int batch);
 
   //! The operator (grad_x f_i, -grad_y f_i) on `samples` (empty = full batch).
   void op_on(std::span<const Index> samples, const Vec& z, Vec& out) {
@@ -49,6 +53,8 @@ class ClientOracle {
   void start_round(std::int64_t round, int phase) {
     round_ = round;
     draws_ = static_cast<std::int64_t>(phase) << 32;  // phases of a round draw disjoint keys
+    epoch_ = draws_;
+    epoch_pos_ = -1;  // no permutation yet this round
   }
 
   const MinimaxProblem* problem_;
@@ -58,6 +64,8 @@ class ClientOracle {
   std::int64_t round_ = 0;
   std::int64_t draws_ = 0;
   std::vector<Index> batch_;
+  std::vector<Index> permutation_;
+  std::int64_t epoch_ = 0, epoch_pos_ = -1;
 };
 
 class ClientCtx {

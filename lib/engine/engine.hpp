@@ -110,11 +110,11 @@ RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig&
     for (std::int64_t r = 0; !stop && r < config.budget.rounds; ++r) {
       const auto start = Clock::now();
       for (int phase = 0; phase < phases; ++phase) {
-        // Two-stage methods that talk to one client set per round (SAGDA) declare
-        // `static constexpr bool same_clients_every_phase = true`.
+        // Two-stage methods that talk to one client set per round (SAGDA, CD-MAGE's `same`)
+        // say so with `bool same_clients_every_phase() const`.
         int sample_phase = phase;
-        if constexpr (requires { S::same_clients_every_phase; })
-          if (S::same_clients_every_phase) sample_phase = 0;
+        if constexpr (requires { solver.same_clients_every_phase(); })
+          if (solver.same_clients_every_phase()) sample_phase = 0;
         const auto sampled = sampler.sample(r, sample_phase);
         server.enter(r, phase, sampled);
         if (sampled.empty()) continue;  // nobody showed up: nothing is sent, nothing changes

@@ -31,7 +31,7 @@ struct Sagda {
         .real("eta_xg", &Params::eta_xg, "1", {.gt = 0}, "eta_{x,g}, global rate of x")
         .real("eta_yg", &Params::eta_yg, "1", {.gt = 0}, "eta_{y,g}, global rate of y");
   }
-  static constexpr bool same_clients_every_phase = true;
+  bool same_clients_every_phase() const { return true; }
 
   Params p;
   struct Down {

@@ -5,6 +5,9 @@
 
 #include <cmath>
 
+#include <algorithm>
+
+#include "engine/context.hpp"
 #include "engine/solver.hpp"
 #include "support/run_helpers.hpp"
 
@@ -36,7 +39,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
+        std::vector<std::string>{"cd-ma", "cd-mage", "cd-mage-plus", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
@@ -241,4 +244,38 @@ TEST_CASE("communication: sagda talks to one client set in both stages (spec 000
   CHECK(last.floats_up == rounds * m * (kDim + kDim));        // c_i; then the model
   for (const auto& c : t.summary.per_client)  // stage 1 + K steps for each round it took part in
     CHECK(c[OracleKind::grad_x] % (1 + K) == 0);
+}
+
+TEST_CASE("communication: cd-mage, cd-mage+ and cd-ma per round (spec 001 §2.1-2.3)") {
+  const std::int64_t rounds = 8, m = 3, d = kDim;
+  const ParamMap steps{{"local_steps", "2"}, {"batch_size", "2"}};
+  const auto mage = run_game({"cd-mage", steps, rounds, 1, "uniform:3"}).rows.back().comm;
+  CHECK(mage.exchanges == 2 * rounds);
+  CHECK(mage.floats_down == rounds * m * (d + 2 * d));  // (x, y); then (x, y, u, v)
+  CHECK(mage.floats_up == rounds * m * (d + d));        // gradient; then the local model
+  ParamMap plus_steps = steps;
+  const auto plus = run_game({"cd-mage-plus", plus_steps, rounds, 1, "uniform:3"}).rows.back().comm;
+  CHECK(plus.floats_down == mage.floats_down + (rounds - 1) * m * d);  // z_{t-1} from round 1
+  const auto ma = run_game({"cd-ma", steps, rounds, 1, "uniform:3"}).rows.back().comm;
+  CHECK(ma.exchanges == rounds);
+  CHECK(ma.floats_down == rounds * m * d);
+  CHECK(ma.floats_up == rounds * m * d);
+}
+
+TEST_CASE("oracle: random reshuffling visits every sample once per epoch, restarting each round") {
+  const auto p = fedbench::testing::problem("quadratic-game", {{"clients", "1"}, {"samples", "7"}, {"dim_per_player", "1"}});
+  OracleCounts counts;
+  ClientOracle oracle(*p, 0, counts, 3);
+  std::vector<Index> seen;
+  std::vector<std::size_t> sizes;
+  for (int k = 0; k < 3; ++k) {
+    const auto chunk = oracle.next_reshuffled(3);
+    sizes.push_back(chunk.size());
+    seen.insert(seen.end(), chunk.begin(), chunk.end());
+  }
+  CHECK(sizes == std::vector<std::size_t>{3, 3, 1});
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<Index>{0, 1, 2, 3, 4, 5, 6});
+  const auto next_epoch = oracle.next_reshuffled(3);
+  CHECK(next_epoch.size() == 3);
 }
