@@ -39,7 +39,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"cd-ma", "cd-mage", "cd-mage-plus", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
+        std::vector<std::string>{"cd-ma", "cd-mage", "cd-mage-plus", "coda-plus", "codasca", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
@@ -278,4 +278,14 @@ TEST_CASE("oracle: random reshuffling visits every sample once per epoch, restar
   CHECK(seen == std::vector<Index>{0, 1, 2, 3, 4, 5, 6});
   const auto next_epoch = oracle.next_reshuffled(3);
   CHECK(next_epoch.size() == 3);
+}
+
+TEST_CASE("communication: codasca uploads model and variate change; x_ref rides when theta > 0") {
+  const std::int64_t rounds = 6, m = 3, d = kDim;
+  const auto t = run_game({"codasca", {{"local_steps", "2"}, {"theta", "0.5"}}, rounds, 1, "uniform:3"});
+  CHECK(t.rows.back().comm.floats_up == rounds * m * 2 * d);
+  CHECK(t.rows.back().comm.floats_down == rounds * m * (2 * d + d / 2));  // model, c, x_ref
+  const auto coda = run_game({"coda-plus", {{"local_steps", "2"}}, rounds, 1, "uniform:3"});
+  CHECK(coda.rows.back().comm.floats_up == rounds * m * d);
+  CHECK(coda.rows.back().comm.floats_down == rounds * m * d);
 }

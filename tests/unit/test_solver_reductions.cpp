@@ -176,3 +176,11 @@ TEST_CASE("cd-mage with one local step is distributed GDA (Parallel SGDA as run,
   for (std::size_t r = 0; r < gda.rows.size(); ++r)
     CHECK(mage.rows[r].metrics[0] == doctest::Approx(gda.rows[r].metrics[0]).epsilon(1e-10));
 }
+
+TEST_CASE("coda-plus with theta = 0 within its first stage is cd-ma with eta = gamma, bit for bit") {
+  const auto coda = run_small({"coda-plus", {{"local_steps", "3"}, {"batch_size", "2"}, {"eta_l", "0.07"},
+                                             {"stage_iterations", "1000"}}, 20, 1, "uniform:3"});
+  const auto ma = run_small({"cd-ma", {{"local_steps", "3"}, {"batch_size", "2"}, {"c_eta", "0.07"},
+                                        {"c_gamma", "0.07"}}, 20, 1, "uniform:3"});
+  require_bitwise_equal(coda, ma);
+}
