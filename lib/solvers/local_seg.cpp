@@ -6,7 +6,10 @@
 //
 // Symbols: gamma_1 = extra_step_size (extrapolation), gamma_2 = step_size (update),
 // K = local_steps: u = x - gamma_1 g(x; j1), x <- x - gamma_2 g(u; j2).
-// Resolved: j1 and j2 are independent draws (with replacement), as in the paper's code.
+// Resolved: j1 and j2 are independent draws (with replacement), as in the paper's code;
+// `same_batch` uses one draw for both, `sampling = reshuffle` draws by random reshuffling.
+// Extra Step Local SGD as run by (seed 001) CD-MAGE's code (spec 001 §2.6(c)) is the alias
+// extra-step-local-sgd: reshuffled minibatches, two per local step, one step size for both.
 // Theory: gamma_1 = gamma_2 = 1/(21 K L_max), L_max = max_i ||M_i||_2.
 #include "engine/engine.hpp"
 #include "engine/model_averaging.hpp"
@@ -19,6 +22,8 @@ struct LocalSeg : ModelAveraging {
     int batch_size;
     double step_size;
     double extra_step_size;
+    std::string sampling;
+    bool same_batch;
   };
   static void declare(Schema<Params>& s) {
     s.integer("local_steps", &Params::local_steps, "20", {.ge = 1}, "K, local steps per round")
@@ -27,7 +32,11 @@ struct LocalSeg : ModelAveraging {
         .real("step_size", &Params::step_size, kTheory, {.gt = 0},
               "gamma_2, update step; theory 1/(21 K L_max)", true)
         .real("extra_step_size", &Params::extra_step_size, kTheory, {.gt = 0},
-              "gamma_1, extrapolation step; theory 1/(21 K L_max)", true);
+              "gamma_1, extrapolation step; theory 1/(21 K L_max)", true)
+        .choice("sampling", &Params::sampling, "replacement", {"replacement", "reshuffle"},
+                "minibatches drawn with replacement, or by random reshuffling (seed 001 §2.0)")
+        .boolean("same_batch", &Params::same_batch, "false",
+                 "extrapolation and update on one minibatch (false: two fresh ones, the codes)");
   }
   static void resolve(Params& p, const SolverSetup& s) {
     const double theory = 1.0 / (21.0 * p.local_steps * s.constant("lipschitz_client_max"));
@@ -41,11 +50,17 @@ struct LocalSeg : ModelAveraging {
   };
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
+    auto next_batch = [&] {
+      return p.sampling == "reshuffle" ? c.oracle().next_reshuffled(p.batch_size)
+                                       : c.oracle().draw(p.batch_size);
+    };
     st.x = d.model;
     for (int k = 0; k < p.local_steps; ++k) {
-      c.oracle().op(st.x, st.g, p.batch_size);
+      auto batch = next_batch();
+      c.oracle().op_on(batch, st.x, st.g);
       st.u = st.x - p.extra_step_size * st.g;
-      c.oracle().op(st.u, st.g, p.batch_size);
+      if (!p.same_batch) batch = next_batch();
+      c.oracle().op_on(batch, st.u, st.g);
       st.x -= p.step_size * st.g;
     }
     up.model = st.x;
@@ -57,5 +72,8 @@ FEDBENCH_REGISTER_SOLVER(LocalSeg, "local-seg",
                          "Beznosikov, Samokhin, Gasnikov 2020 (baseline of Zhang et al. 2024)");
 FEDBENCH_REGISTER_SOLVER_ALIAS("local-eg", "local-seg", "Local SEG with full-batch oracles",
                                {"batch_size", "0"});
+FEDBENCH_REGISTER_SOLVER_ALIAS("extra-step-local-sgd", "local-seg",
+                               "Extra Step Local SGD as run by seed 001: reshuffled minibatches",
+                               {"sampling", "reshuffle"}, {"batch_size", "10"});
 
 }  // namespace fedbench::solvers

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -107,6 +108,11 @@ int update_references(const Suite& suite, const std::string& fresh_dir,
     fs::rename(tmp, target);
     ++n;
   }
+  // References of runs the suite no longer has (renamed parameters, removed solvers) go.
+  std::set<std::string> wanted;
+  for (const auto& run : suite.runs) wanted.insert(reference.run_file(run.id));
+  for (const auto& file : reference.finished_files())
+    if (!wanted.count(file)) fs::remove(file);
   reference.write_manifest();
   return n;
 }

@@ -33,7 +33,8 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
                                     const std::string& reference_dir, const Tolerances& tolerances,
                                     std::ostream& out);
 
-//! Replaces the references of the suite's runs by the fresh files (each copy atomic).
+//! Replaces the references of the suite's runs by the fresh files (each copy atomic) and
+//! removes references of runs the suite no longer contains.
 int update_references(const Suite& suite, const std::string& fresh_dir,
                       const std::string& reference_dir);
 
