@@ -4,11 +4,11 @@
 source "$(dirname "$0")/lib.bash"
 small=(-p clients=3 -p samples=4 -p dim_per_player=2)
 
-expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedgda-gt, fedsgda-m, fedsgda-plus, fess-gda, fsgda, gda, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
+expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedgda-gt, fedsgda-m, fedsgda-plus, fess-gda, fsgda, gda, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, parallel-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
   "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl
 expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: auc, fair-classification, matrix-game, nc-sc-quadratic, quadratic-game, robust-least-squares, robust-training, two-client-game, two-sided-pl, wgan-gaussian" \
   "$fedbench" run --problem quadratic --solver gda
-expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_size, step_size (did you mean 'step_size'?)" \
+expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_size, dual_step_size, step_size (did you mean 'step_size'?)" \
   "$fedbench" run --problem quadratic-game --solver gda -s stepsize=0.1
 expect_fail 2 "fedbench: solver proxskip-vip-fl: comm_prob = 0 violates 0 < comm_prob <= 1" \
   "$fedbench" run --problem quadratic-game --solver proxskip-vip-fl -s comm_prob=0
@@ -27,7 +27,7 @@ expect_fail 2 "fedbench: target 'rel_error<1e-3' is not of the form METRIC<=VALU
 
 # A rejected run must not touch an existing output file.
 echo "precious" > "$scratch/keep.h5"
-expect_fail 2 "fedbench: solver gda: unknown parameter 'bogus'; valid: batch_size, step_size" \
+expect_fail 2 "fedbench: solver gda: unknown parameter 'bogus'; valid: batch_size, dual_step_size, step_size" \
   "$fedbench" run --problem quadratic-game --solver gda -s bogus=1 -o "$scratch/keep.h5" "${small[@]}"
 checks=$((checks + 1))
 if [ "$(cat "$scratch/keep.h5")" != "precious" ]; then echo "FAIL: output file was touched"; failures=$((failures + 1)); fi

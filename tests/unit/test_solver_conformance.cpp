@@ -41,7 +41,7 @@ TEST_CASE("conformance: the registry holds exactly the solvers of the foundation
   CHECK(solver_registry().names() ==
         std::vector<std::string>{"cd-ma", "cd-mage", "cd-mage-plus", "coda-plus", "codasca", "extra-step-local-sgd", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
-                                 "local-sgda", "local-sgda-plus", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
+                                 "local-sgda", "local-sgda-plus", "parallel-sgda", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
 }
 

@@ -184,3 +184,13 @@ TEST_CASE("coda-plus with theta = 0 within its first stage is cd-ma with eta = g
                                         {"c_gamma", "0.07"}}, 20, 1, "uniform:3"});
   require_bitwise_equal(coda, ma);
 }
+
+TEST_CASE("parallel-sgda with eta = gamma is gda; cd-mage with K = 1 computes parallel-sgda") {
+  const auto par = run_small({"parallel-sgda", {{"step_size", "0.2"}, {"dual_step_size", "0.05"}}, 25});
+  const auto mage = run_small({"cd-mage", {{"local_steps", "1"}, {"c_eta", "0.2"}, {"c_gamma", "0.05"}}, 25});
+  for (std::size_t r = 0; r < par.rows.size(); ++r)
+    CHECK(mage.rows[r].metrics[0] == doctest::Approx(par.rows[r].metrics[0]).epsilon(1e-10));
+  require_bitwise_equal(run_small({"parallel-sgda", {{"step_size", "0.2"}}, 25}),
+                        run_small({"gda", {{"step_size", "0.2"}}, 25}));
+  CHECK(par.rows.back().comm.exchanges == 25);  // one exchange per round, unlike cd-mage's two
+}
