@@ -227,13 +227,6 @@ LibsvmData load_libsvm(const std::string& name, const std::string& role) {
   return read_libsvm(require_file(d, role), d.features, d.labels);
 }
 
-bool has_role(const DatasetInfo& d, const std::string& role) {
-  for (const auto& f : d.files)
-    if (f.role == role || f.role == role + "-images" || (role == "train" && f.role == "images"))
-      return true;
-  return false;
-}
-
 LabeledData load_data(const std::string& name, const std::string& role) {
   const DatasetInfo& d = dataset_info(name);
   LabeledData out;

@@ -57,7 +57,6 @@ struct LabeledData {
   int classes = 0;
 };
 LabeledData load_data(const std::string& name, const std::string& role = "train");
-//! Whether the dataset has a file for `role` (declared in the registry, present or not).
-bool has_role(const DatasetInfo& d, const std::string& role);
+
 
 }  // namespace fedbench::datasets

@@ -22,7 +22,7 @@
 
 #include "core/error.hpp"
 #include "datasets/partition.hpp"
-#include "datasets/registry.hpp"
+#include "datasets/train_test.hpp"
 #include "linalg/operator_constants.hpp"
 #include "metrics/auc.hpp"
 #include "problem/problem_registry.hpp"
@@ -50,18 +50,13 @@ class Auc : public MinimaxProblem {
   }
 
   explicit Auc(const Params& p) {
-    const auto& info = datasets::dataset_info(p.dataset);
-    auto train = datasets::load_data(p.dataset, "train");
-    binarize(train.labels, info.classes, p.positive_class, p.dataset);
-    X_ = std::move(train.X);
-    y_ = std::move(train.labels);
-    if (datasets::has_role(info, "test") && datasets::find_file(*test_file(info))) {
-      auto test = datasets::load_data(p.dataset, "test");
-      binarize(test.labels, info.classes, p.positive_class, p.dataset);
-      test_X_ = std::move(test.X);
-      test_y_ = std::move(test.labels);
-      test_X_.cols = X_.cols = std::max(X_.cols, test_X_.cols);
-    }
+    auto data = datasets::load_train_test(p.dataset, 0, 0);  // a test set only from a file
+    binarize(data.train_y, data.classes, p.positive_class, p.dataset);
+    binarize(data.test_y, data.classes, p.positive_class, p.dataset);
+    X_ = std::move(data.train_X);
+    y_ = std::move(data.train_y);
+    test_X_ = std::move(data.test_X);
+    test_y_ = std::move(data.test_y);
     double positives = 0;
     for (double l : y_) positives += l > 0;
     tau_ = p.tau > 0 ? p.tau : positives / static_cast<double>(y_.size());
@@ -140,22 +135,16 @@ class Auc : public MinimaxProblem {
   }
 
  private:
+  //! Class ids -> +1 (positive) / -1. Binary data: id 1 is the registry's positive label.
   static void binarize(std::vector<double>& labels, int classes, int positive, const std::string& name) {
-    if (positive < 0) {
-      if (classes != 2)
-        throw UserError("problem auc: dataset " + name + " has " + std::to_string(classes) +
-                        " classes; choose one with -p positive_class=K");
-      return;  // binary datasets are encoded -1/+1 by the registry
-    }
+    if (positive < 0 && classes != 2)
+      throw UserError("problem auc: dataset " + name + " has " + std::to_string(classes) +
+                      " classes; choose one with -p positive_class=K");
     if (positive >= classes)
       throw UserError("problem auc: positive_class = " + std::to_string(positive) + " but " + name +
                       " has classes 0.." + std::to_string(classes - 1));
-    for (double& l : labels) l = l == positive ? 1.0 : -1.0;
-  }
-  static std::optional<datasets::DatasetFile> test_file(const datasets::DatasetInfo& d) {
-    for (const auto& f : d.files)
-      if (f.role == "test" || f.role == "test-images") return f;
-    return std::nullopt;
+    const double chosen = positive < 0 ? 1.0 : positive;
+    for (double& l : labels) l = l == chosen ? 1.0 : -1.0;
   }
 
   double score(const datasets::CsrMatrix& X, Index row, const Vec& z) const {

@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "datasets/partition.hpp"
 #include "datasets/registry.hpp"
+#include "datasets/train_test.hpp"
 #include "linalg/projections.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/client_rows.hpp"
@@ -54,32 +55,13 @@ class FairClassification : public MinimaxProblem {
     const auto& info = datasets::dataset_info(p.dataset);
     if (info.classes < 2) throw UserError("problem fair-classification: " + p.dataset + " is not labelled");
     C_ = info.classes;
-    auto train = datasets::load_data(p.dataset, "train");
-    bool has_test = false;
-    for (const auto& f : info.files)
-      if ((f.role == "test" || f.role == "test-images") && datasets::find_file(f)) has_test = true;
-    if (has_test) {
-      auto test = datasets::load_data(p.dataset, "test");
-      X_ = std::move(train.X);
-      y_ = std::move(train.labels);
-      test_X_ = std::move(test.X);
-      test_y_ = std::move(test.labels);
-    } else {
-      const auto split = datasets::split_rows(train.X.rows, p.test_fraction, 0,
-                                              static_cast<std::uint64_t>(p.partition_seed));
-      X_ = take_rows(train.X, split.train);
-      test_X_ = take_rows(train.X, split.test);
-      for (Index r : split.train) y_.push_back(train.labels[r]);
-      for (Index r : split.test) test_y_.push_back(train.labels[r]);
-    }
-    // Class ids 0..C-1 in the order of the registry's encoding (binary data is -1/+1).
-    std::vector<double> mapped = info.labels.mapped;
-    std::sort(mapped.begin(), mapped.end());
-    for (auto* labels : {&y_, &test_y_})
-      for (double& l : *labels)
-        l = static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin());
-    d_ = std::max(X_.cols, test_X_.cols);
-    X_.cols = test_X_.cols = d_;
+    auto data = datasets::load_train_test(p.dataset, p.test_fraction,
+                                          static_cast<std::uint64_t>(p.partition_seed));
+    X_ = std::move(data.train_X);
+    y_ = std::move(data.train_y);
+    test_X_ = std::move(data.test_X);
+    test_y_ = std::move(data.test_y);
+    d_ = X_.cols;
     if (p.scale == "unit") scale_columns();
     prior_.assign(C_, 0.0);
     for (double l : y_) prior_[static_cast<std::size_t>(l)] += 1.0 / static_cast<double>(y_.size());
@@ -193,20 +175,6 @@ class FairClassification : public MinimaxProblem {
   }
 
  private:
-  static datasets::CsrMatrix take_rows(const datasets::CsrMatrix& X, const std::vector<Index>& rows) {
-    datasets::CsrMatrix out;
-    out.cols = X.cols;
-    for (Index r : rows) {
-      for (std::int32_t e = X.row_start[r]; e < X.row_start[r + 1]; ++e) {
-        out.col.push_back(X.col[e]);
-        out.val.push_back(X.val[e]);
-      }
-      out.row_start.push_back(static_cast<std::int32_t>(out.val.size()));
-      ++out.rows;
-    }
-    return out;
-  }
-
   void scale_columns() {
     std::vector<double> largest(static_cast<std::size_t>(d_), 0.0);
     for (std::size_t e = 0; e < X_.val.size(); ++e)

@@ -21,6 +21,7 @@
 #include "core/text.hpp"
 #include "datasets/partition.hpp"
 #include "datasets/registry.hpp"
+#include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/client_rows.hpp"
 
@@ -55,33 +56,12 @@ class RobustTraining : public MinimaxProblem {
     const auto& info = datasets::dataset_info(p.dataset);
     if (info.classes < 2) throw UserError("problem robust-training: " + p.dataset + " is not labelled");
     C_ = info.classes;
-    auto train = datasets::load_data(p.dataset, "train");
-    std::vector<double> mapped = info.labels.mapped;
-    std::sort(mapped.begin(), mapped.end());
-    auto class_ids = [&](std::vector<double> labels) {
-      for (double& l : labels)
-        l = static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin());
-      return labels;
-    };
-    bool has_test = false;
-    for (const auto& f : info.files)
-      if ((f.role == "test" || f.role == "test-images") && datasets::find_file(f)) has_test = true;
-    const Mat all = train.X.dense();
-    if (has_test) {
-      X_ = all;
-      y_ = class_ids(train.labels);
-      auto test = datasets::load_data(p.dataset, "test");
-      test_X_ = test.X.dense();
-      test_y_ = class_ids(test.labels);
-    } else {
-      const auto split = datasets::split_rows(all.rows(), p.test_fraction, 0,
-                                              static_cast<std::uint64_t>(p.partition_seed));
-      X_ = all(split.train, Eigen::all);
-      test_X_ = all(split.test, Eigen::all);
-      const auto labels = class_ids(train.labels);
-      for (Index r : split.train) y_.push_back(labels[r]);
-      for (Index r : split.test) test_y_.push_back(labels[r]);
-    }
+    const auto data = datasets::load_train_test(p.dataset, p.test_fraction,
+                                                static_cast<std::uint64_t>(p.partition_seed));
+    X_ = data.train_X.dense();
+    y_ = data.train_y;
+    test_X_ = data.test_X.dense();
+    test_y_ = data.test_y;
     if (p.pixels == "signed") {
       X_ = (2.0 * X_.array() - 1.0).matrix();
       test_X_ = (2.0 * test_X_.array() - 1.0).matrix();
