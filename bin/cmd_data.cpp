@@ -85,10 +85,9 @@ std::function<int()> add_data(CLI::App& app) {
   part_cmd->add_option("--scheme", o->scheme, "iid | shards:S | dirichlet:A | quantity:A");
   part_cmd->add_option("--seed", o->seed, "partition seed (default 0)");
   part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
-  return [o, list_cmd, verify_cmd, part_cmd] {
+  return [o, list_cmd, verify_cmd] {
     if (list_cmd->parsed()) return list();
     if (verify_cmd->parsed()) return verify(o->names);
-    (void)part_cmd;
     const auto& d = datasets::dataset_info(o->name);
     const auto labels = dataset_labels(d, o->role);
     const auto scheme = datasets::PartitionScheme::parse(o->scheme);

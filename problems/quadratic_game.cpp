@@ -22,8 +22,6 @@
 #include "problems/affine_game.hpp"
 #include "problems/random_spectrum.hpp"
 
-#include <Eigen/Eigenvalues>
-
 namespace fedbench::problems {
 
 class QuadraticGame : public AffineGame {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -45,6 +46,23 @@ struct RegistryEntry {
   }
   ParamMap resolved(const ParamMap& given) const { return resolve(name, given, defaults); }
 };
+
+//! The descriptive part of an entry for type T (a solver or problem with a nested Params, a
+//! static declare(Schema<Params>&) and optionally `static constexpr int version`). Returns
+//! the entry and its schema (owner "KIND NAME"); the registrar adds make and resolve.
+template <class Product, class T>
+std::pair<RegistryEntry<Product>, Schema<typename T::Params>> describe_entry(
+    const std::string& kind, const char* name, const char* summary, const char* citation) {
+  Schema<typename T::Params> schema(kind + " " + name);
+  T::declare(schema);
+  RegistryEntry<Product> e;
+  e.name = name;
+  e.summary = summary;
+  e.citation = citation;
+  e.params = schema.specs();
+  if constexpr (requires { T::version; }) e.version = T::version;
+  return {std::move(e), std::move(schema)};
+}
 
 template <class Product>
 class Registry {

@@ -199,14 +199,7 @@ class SolverAdapter final : public SolverRunner {
 template <class S>
 struct SolverRegistrar {
   SolverRegistrar(const char* name, const char* summary, const char* citation) {
-    Schema<typename S::Params> schema(std::string("solver ") + name);
-    S::declare(schema);
-    RegistryEntry<SolverRunner> e;
-    e.name = name;
-    e.summary = summary;
-    e.citation = citation;
-    e.params = schema.specs();
-    if constexpr (requires { S::version; }) e.version = S::version;
+    auto [e, schema] = describe_entry<SolverRunner, S>("solver", name, summary, citation);
     e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
       Schema<typename S::Params> own = schema;
       own.set_owner("solver " + as);

@@ -18,14 +18,7 @@ ParamMap resolve_problem_params(const std::string& name, const ParamMap& given);
 template <class P>
 struct ProblemRegistrar {
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
-    Schema<typename P::Params> schema(std::string("problem ") + name);
-    P::declare(schema);
-    RegistryEntry<MinimaxProblem> e;
-    e.name = name;
-    e.summary = summary;
-    e.citation = citation;
-    e.params = schema.specs();
-    if constexpr (requires { P::version; }) e.version = P::version;
+    auto [e, schema] = describe_entry<MinimaxProblem, P>("problem", name, summary, citation);
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return std::unique_ptr<MinimaxProblem>(new P(schema.parse(given, defaults)));
     };

@@ -107,7 +107,7 @@ struct CdMage {
 
   void server_end(ServerCtx& s, std::span<const Up> uploads) {
     if (update_phase(s.phase())) {
-      previous_ = s.model();  // z_t becomes z_{t-1}
+      if (p.estimator == "storm") previous_ = s.model();  // z_t becomes z_{t-1}
       mean_into(uploads, &Up::payload, s.model());
       return;
     }

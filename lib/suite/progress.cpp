@@ -58,17 +58,14 @@ void Progress::print_locked(bool force) {
     const int s = static_cast<int>(elapsed / done_ * remaining);
     std::snprintf(eta, sizeof eta, "%d:%02d", s / 60, s % 60);
   }
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "%s[%d/%d] %d done, %d cached, %d running, %d failed, %d diverged, ETA %s%s%s%s",
-                rank_ > 0 ? ("rank " + std::to_string(rank_) + " ").c_str() : "",
-                done_ + cached_, total_, done_, cached_, running_, failed_, diverged_, eta,
-                has_best_ ? ", best " : "", has_best_ ? best_name_.c_str() : "", "");
-  std::string text = line;
+  char line[256];
+  std::snprintf(line, sizeof line, "[%d/%d] %d done, %d cached, %d running, %d failed, %d diverged, ETA %s",
+                done_ + cached_, total_, done_, cached_, running_, failed_, diverged_, eta);
+  std::string text = (rank_ > 0 ? "rank " + std::to_string(rank_) + " " : std::string()) + line;
   if (has_best_) {
-    char b[32];
-    std::snprintf(b, sizeof b, " %.3g", best_);
-    text += b;
+    char best[64];
+    std::snprintf(best, sizeof best, ", best %s %.3g", best_name_.c_str(), best_);
+    text += best;
   }
   if (tty_) std::fprintf(stderr, "\r\033[K%s", text.c_str());
   else std::fprintf(stderr, "%s\n", text.c_str());

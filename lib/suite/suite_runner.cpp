@@ -70,7 +70,11 @@ class LastMetric : public TrajectorySink {
   double value = NAN;
 };
 
-void validate_with(const Suite& suite, ProblemCache& cache) {
+// Prepares every run (one per suite run, in order): all checks happen here, before any run.
+std::vector<PreparedRun> prepare_all(const Suite& suite) {
+  ProblemCache cache;
+  std::vector<PreparedRun> prepared;
+  prepared.reserve(suite.runs.size());
   for (const auto& run : suite.runs) {
     std::shared_ptr<const MinimaxProblem> problem;
     try {
@@ -79,28 +83,25 @@ void validate_with(const Suite& suite, ProblemCache& cache) {
       throw UserError(run.problem_where + "problem " + run.request.problem + ": " + e.what());
     }
     try {
-      prepare_run(run.request, problem);
+      prepared.push_back(prepare_run(run.request, problem));
     } catch (const UserError& e) {  // compatibility, theory constants: the solver entry
       throw UserError(run.solver_where + describe(run) + ": " + e.what());
     }
   }
+  return prepared;
 }
 
 }  // namespace
 
-void validate_suite(const Suite& suite) {
-  ProblemCache cache;
-  validate_with(suite, cache);
-}
+void validate_suite(const Suite& suite) { prepare_all(suite); }
 
 SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   const MpiWorld& mpi = world();
   ResultsStore store(suite.results_dir);
   store.ensure_exists();
 
-  // Validate everything first (every rank, deterministically) and keep the problems.
-  ProblemCache cache;
-  validate_with(suite, cache);
+  // Validate and prepare everything first (every rank, deterministically).
+  std::vector<PreparedRun> prepared = prepare_all(suite);
 
   std::vector<std::size_t> todo;
   long long cached = 0;
@@ -120,7 +121,8 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
                                              static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
   const int threads_per_run = std::max(1, cores / jobs);  // results do not depend on it
 
-  Progress progress(static_cast<int>(mine.size()), 0, options.quiet,
+  const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once
+  Progress progress(static_cast<int>(mine.size()) + shown_cached, shown_cached, options.quiet,
                     mpi.rank());
   std::atomic<std::size_t> next{0};
   std::atomic<long long> diverged{0}, failed{0}, finished{0};
@@ -131,10 +133,9 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       std::string status = "error";
       LastMetric last;
       try {
-        PreparedRun prepared = prepare_run(run.request, cache.get(run.request));
         io::Hdf5TrajectoryWriter writer(store.run_file(run.id));
         TeeSink tee({&last, &writer});
-        const RunSummary s = execute(prepared, threads_per_run, tee, options.command_line);
+        const RunSummary s = execute(prepared[mine[k]], threads_per_run, tee, options.command_line);
         status = s.status();
         if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
       } catch (const std::exception& e) {
