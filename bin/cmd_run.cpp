@@ -95,7 +95,7 @@ std::function<int()> add_run(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--rounds", o->rounds, "communication rounds (default 100)");
   sub->add_option("--clients", o->clients, "shortcut for -p clients=M");
-  sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q");
+  sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q | iid:M");
   sub->add_option("--seed", o->seed, "seed of every random stream of the run (default 0)");
   sub->add_option("--eval-every", o->eval_every, "record metrics every k rounds (default 1)");
   sub->add_option("--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade");

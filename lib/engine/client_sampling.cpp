@@ -11,7 +11,8 @@ namespace fedbench {
 ClientSampler::ClientSampler(const Participation& participation, int num_clients,
                              std::uint64_t seed)
     : participation_(participation), num_clients_(num_clients), seed_(seed),
-      scratch_(num_clients), selected_(num_clients) {
+      scratch_(num_clients),
+      selected_(static_cast<std::size_t>(std::max(num_clients, participation.clients_per_round))) {
   if (participation_.mode == Participation::Mode::uniform &&
       participation_.clients_per_round > num_clients)
     throw UserError("participation uniform:" + std::to_string(participation_.clients_per_round) +
@@ -35,6 +36,14 @@ std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {
         std::swap(scratch_[k], scratch_[j]);
       }
       std::copy(scratch_.begin(), scratch_.begin() + m, selected_.begin());
+      std::sort(selected_.begin(), selected_.begin() + m);
+      return {selected_.data(), static_cast<std::size_t>(m)};
+    }
+    case Participation::Mode::iid: {  // m independent uniform draws: repeats allowed
+      Stream s(seed_, "client-sampling", -1, round, phase);
+      const int m = participation_.clients_per_round;
+      for (int k = 0; k < m; ++k)
+        selected_[k] = static_cast<int>(s.below(static_cast<std::uint64_t>(num_clients_)));
       std::sort(selected_.begin(), selected_.begin() + m);
       return {selected_.data(), static_cast<std::size_t>(m)};
     }

@@ -50,9 +50,10 @@ class ClientOracle {
 
  private:
   friend class ClientCtx;
-  void start_round(std::int64_t round, int phase) {
+  void start_round(std::int64_t round, int phase, int occurrence) {
     round_ = round;
-    draws_ = static_cast<std::int64_t>(phase) << 32;  // phases of a round draw disjoint keys
+    // Phases of a round, and repeated draws of one client (iid sampling), use disjoint keys.
+    draws_ = (static_cast<std::int64_t>(phase) << 32) | (static_cast<std::int64_t>(occurrence) << 40);
     epoch_ = draws_;
     epoch_pos_ = -1;  // no permutation yet this round
   }
@@ -82,7 +83,7 @@ class ClientCtx {
   ClientOracle& oracle() { return oracle_; }
   //! A stream for this client, round and purpose; `step` tells apart several in one round.
   Stream stream(std::string_view purpose, std::int64_t step = 0) const {
-    return Stream(StreamKey{seed_, hash_name(purpose), client_, round_, step});
+    return Stream(StreamKey{seed_, hash_name(purpose), client_, round_, step | occurrence_key_});
   }
   //! Public coins: the stream the server gets from ServerCtx::stream(purpose, step) in this
   //! round. Server and clients see the same draws without sending them (the paper's
@@ -93,11 +94,13 @@ class ClientCtx {
   void project(Vec& z) const { problem_->project(z); }
   Vec initial_point() const { return problem_->initial_point(); }
 
-  //! Engine use: position the context at (round, phase) before client work.
-  void enter(std::int64_t round, int phase) {
+  //! Engine use: position the context at (round, phase) before client work; `occurrence`
+  //! counts earlier draws of this client in the same round (iid sampling), 0 otherwise.
+  void enter(std::int64_t round, int phase, int occurrence = 0) {
     round_ = round;
     phase_ = phase;
-    oracle_.start_round(round, phase);
+    occurrence_key_ = static_cast<std::int64_t>(occurrence) << 40;
+    oracle_.start_round(round, phase, occurrence);
   }
 
  private:
@@ -106,6 +109,7 @@ class ClientCtx {
   std::uint64_t seed_;
   std::int64_t round_ = 0;
   int phase_ = 0;
+  std::int64_t occurrence_key_ = 0;
   ClientOracle oracle_;
 };
 

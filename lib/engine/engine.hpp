@@ -5,6 +5,7 @@
 // The loop is a template over the solver type: no virtual call per scalar, and after the
 // first round it allocates nothing (buffers for Down, Up and client state are reused).
 #pragma once
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <span>
@@ -83,7 +84,10 @@ RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig&
   for (int i = 0; i < num_clients; ++i)
     clients.emplace_back(problem, i, ledger.client(i), config.seed);
   std::vector<typename S::Client> states(num_clients);
-  std::vector<Up> uploads(num_clients);
+  std::vector<Up> uploads(static_cast<std::size_t>(
+      std::max(num_clients, config.participation.clients_per_round)));
+  std::vector<int> group_start;  // sampled positions where a new client id begins
+  group_start.reserve(uploads.size() + 1);
   typename S::Down down{};
   ClientSampler sampler(config.participation, num_clients, config.seed);
   ThreadPool pool(threads);
@@ -124,12 +128,20 @@ RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig&
         comm.messages_down += n;
         comm.floats_down += n * down_size.floats;
         comm.bytes_down += n * down_size.bytes;
-        auto client_work = [&](int k) {
-          const int id = sampled[k];
-          clients[id].enter(r, phase);
-          solver.client_round(clients[id], states[id], down, uploads[k]);
+        // One task per distinct client; a client drawn several times (iid sampling) runs its
+        // draws in order on one thread, each with fresh streams, updating its state in turn.
+        group_start.clear();
+        for (std::int64_t k = 0; k < n; ++k)
+          if (k == 0 || sampled[k] != sampled[k - 1]) group_start.push_back(static_cast<int>(k));
+        group_start.push_back(static_cast<int>(n));
+        auto client_work = [&](int g) {
+          for (int k = group_start[g]; k < group_start[g + 1]; ++k) {
+            const int id = sampled[k];
+            clients[id].enter(r, phase, k - group_start[g]);
+            solver.client_round(clients[id], states[id], down, uploads[k]);
+          }
         };
-        pool.parallel_for(static_cast<int>(n), client_work);
+        pool.parallel_for(static_cast<int>(group_start.size()) - 1, client_work);
         for (std::int64_t k = 0; k < n; ++k) {
           const MessageSize up_size = message_size(uploads[k]);
           comm.floats_up += up_size.floats;

@@ -11,17 +11,18 @@ Participation Participation::parse(const std::string& text) {
   Participation p;
   const auto bad = [&] {
     return UserError("participation '" + text +
-                     "' is not valid; use full, uniform:M (M clients per round) or bernoulli:Q "
-                     "(each client joins with probability 0 < Q <= 1)");
+                     "' is not valid; use full, uniform:M (M distinct clients per round), "
+                     "bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M (M "
+                     "uniform draws with replacement, the theory's i.i.d. clients)");
   };
   if (text == "full") return p;
   const auto colon = text.find(':');
   if (colon == std::string::npos) throw bad();
   const auto mode = text.substr(0, colon), arg = text.substr(colon + 1);
-  if (mode == "uniform") {
+  if (mode == "uniform" || mode == "iid") {
     long long m = 0;
-    if (!parse_int(arg, m) || m < 1) throw bad();
-    p.mode = Mode::uniform;
+    if (!parse_int(arg, m) || m < 1 || m > 1000000) throw bad();
+    p.mode = mode == "iid" ? Mode::iid : Mode::uniform;
     p.clients_per_round = static_cast<int>(m);
   } else if (mode == "bernoulli") {
     double q = 0;
@@ -39,6 +40,7 @@ std::string Participation::to_text() const {
     case Mode::full: return "full";
     case Mode::uniform: return "uniform:" + std::to_string(clients_per_round);
     case Mode::bernoulli: return "bernoulli:" + format_real(prob);
+    case Mode::iid: return "iid:" + std::to_string(clients_per_round);
   }
   return "full";
 }

@@ -12,12 +12,12 @@ namespace fedbench {
 
 //! Which clients take part in a round.
 struct Participation {
-  enum class Mode { full, uniform, bernoulli };
+  enum class Mode { full, uniform, bernoulli, iid };
   Mode mode = Mode::full;
-  int clients_per_round = 0;  //!< m, for Mode::uniform (m of M without replacement)
+  int clients_per_round = 0;  //!< m: uniform (m of M without replacement) or iid (m draws with)
   double prob = 1.0;          //!< q, for Mode::bernoulli
 
-  //! "full", "uniform:m" or "bernoulli:q"; throws UserError naming the accepted forms.
+  //! "full", "uniform:m", "bernoulli:q" or "iid:m"; throws UserError naming the accepted forms.
   static Participation parse(const std::string& text);
   std::string to_text() const;
 };

@@ -16,6 +16,12 @@
 // Resolved (spec §2.0): phase-B clients are the phase-A set (`phase2_clients = same`, the
 // code) or a fresh draw (`independent`, the theory); minibatches by random reshuffling with a
 // fresh iterator every round; last iterate reported.
+// Theory preset (c_eta, c_gamma = theory; Thm 1 through Lemma 5, spec §2.4): gamma =
+// 1/(87 L_f K), eta = min{1/(36 L_f K), 1/(4 L_Phi K), mu^2 gamma/(21 L12^2)} with L_f the
+// largest client Lipschitz constant, L12 <= L_f, L_Phi = L_f (1 + L_f/mu) and mu the problem's
+// strong monotonicity (a lower bound on the strong concavity in y). The T- and sigma-dependent
+// terms of Thm 1 are left out: they need the horizon and a variance supremum.
+#include <algorithm>
 #include <cmath>
 
 #include "engine/engine.hpp"
@@ -36,10 +42,24 @@ struct CdMage {
         .integer("local_steps", &Params::local_steps, "10", {.ge = 1}, "K, local steps per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
                  "B, reshuffled minibatch size (0 = the whole local data)")
-        .real("c_eta", &Params::c_eta, "0.01", {.gt = 0}, "c_eta: primal step eta_t = c_eta/(t+1)^rho")
-        .real("c_gamma", &Params::c_gamma, "0.01", {.gt = 0}, "c_gamma: dual step gamma_t = c_gamma/(t+1)^rho")
+        .real("c_eta", &Params::c_eta, "0.01", {.gt = 0},
+              "c_eta: primal step eta_t = c_eta/(t+1)^rho; theory: Thm 1 (Lemma 5)", true)
+        .real("c_gamma", &Params::c_gamma, "0.01", {.gt = 0},
+              "c_gamma: dual step gamma_t = c_gamma/(t+1)^rho; theory: 1/(87 L_f K)", true)
         .real("c_alpha", &Params::c_alpha, "1", {.gt = 0}, "c_alpha: alpha_t = min{1, c_alpha/(t+1)^(2 rho)} (storm)")
         .real("rho", &Params::rho, "0", {.ge = 0}, "rho, schedule exponent (0: constant steps)");
+  }
+
+  static void resolve(Params& p, const SolverSetup& s) {
+    if (!is_unset(p.c_eta) || !is_unset(p.c_gamma)) {
+      if (is_unset(p.c_eta) || is_unset(p.c_gamma))
+        throw UserError(s.who + ": set c_eta and c_gamma both to theory or both to numbers");
+      return;
+    }
+    const double L = s.constant("lipschitz_client_max"), mu = s.constant("mu");
+    const double K = p.local_steps, L_phi = L * (1 + L / mu);
+    p.c_gamma = 1 / (87 * L * K);
+    p.c_eta = std::min({1 / (36 * L * K), 1 / (4 * L_phi * K), mu * mu * p.c_gamma / (21 * L * L)});
   }
 
   Params p;

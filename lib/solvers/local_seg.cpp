@@ -39,6 +39,7 @@ struct LocalSeg : ModelAveraging {
                  "extrapolation and update on one minibatch (false: two fresh ones, the codes)");
   }
   static void resolve(Params& p, const SolverSetup& s) {
+    if (!is_unset(p.step_size) && !is_unset(p.extra_step_size)) return;  // no constants needed
     const double theory = 1.0 / (21.0 * p.local_steps * s.constant("lipschitz_client_max"));
     if (is_unset(p.step_size)) p.step_size = theory;
     if (is_unset(p.extra_step_size)) p.extra_step_size = theory;

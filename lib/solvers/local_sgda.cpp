@@ -45,6 +45,10 @@ struct LocalSgda : ModelAveraging {
       if (is_unset(p.decay_offset)) p.decay_offset = 0;
       return;
     }
+    if (!is_unset(p.step_size) && !is_unset(p.decay_offset)) {
+      if (p.decay_offset <= 0) s.reject("decay_offset must be > 0 for schedule=decay");
+      return;  // fully explicit: no constants needed
+    }
     const double mu = s.constant("mu");
     const double kappa = s.constant("lipschitz_client_max") / mu;
     if (is_unset(p.decay_offset)) p.decay_offset = 2048.0 * p.local_steps * kappa * kappa;

@@ -35,6 +35,7 @@ struct LsvrgEstimator {
                  "samples j per estimator call, with replacement");
   }
   static void resolve(Params& p, const SolverSetup& s) {
+    if (!is_unset(p.step_size) && !is_unset(p.comm_prob) && !is_unset(p.ref_prob)) return;
     const double mu = s.constant("mu");
     if (is_unset(p.step_size))
       p.step_size = std::min(1.0 / mu, 1.0 / (6.0 * s.constant("cocoercivity_sample_max")));

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.bash"
 small=(-p clients=3 -p samples=4 -p dim_per_player=2)
 
-expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedgda-gt, fedsgda-m, fedsgda-plus, fess-gda, fsgda, gda, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, parallel-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
+expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: catalyst-scaffold-s, cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedgda-gt, fedsgda-m, fedsgda-plus, fess-gda, fsgda, gda, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, parallel-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
   "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl
 expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: auc, fair-classification, matrix-game, nc-sc-quadratic, quadratic-game, robust-least-squares, robust-training, two-client-game, two-sided-pl, wgan-gaussian" \
   "$fedbench" run --problem quadratic --solver gda
@@ -16,7 +16,7 @@ expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not an intege
   "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps=2.5
 expect_fail 2 "fedbench: problem quadratic-game: clients = 0 violates 1 <= clients" \
   "$fedbench" run --problem quadratic-game --solver gda --clients 0 -p samples=3
-expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M clients per round) or bernoulli:Q (each client joins with probability 0 < Q <= 1)" \
+expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M distinct clients per round), bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M (M uniform draws with replacement, the theory's i.i.d. clients)" \
   "$fedbench" run --problem quadratic-game --solver gda --participation half
 expect_fail 2 "fedbench: solver fedgda-gt: step_size = 'fast' is not a finite number or 'theory'" \
   "$fedbench" run --problem quadratic-game --solver fedgda-gt -s step_size=fast

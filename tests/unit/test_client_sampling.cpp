@@ -29,6 +29,31 @@ TEST_CASE("sampling: uniform:m gives m distinct sorted ids, each client equally 
   for (int h : hits) CHECK(static_cast<double>(h) / rounds == doctest::Approx(0.3).epsilon(0.04));
 }
 
+TEST_CASE("sampling: iid:m makes m draws with replacement, each client 1/M of them") {
+  ClientSampler s(Participation::parse("iid:6"), 4, 2);
+  CHECK(Participation::parse("iid:6").to_text() == "iid:6");
+  std::vector<int> hits(4, 0);
+  const int rounds = 20000;
+  long rounds_with_repeat = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto ids = s.sample(r, 0);
+    REQUIRE(ids.size() == 6);  // more draws than clients: repeats are certain (pigeonhole)
+    for (std::size_t k = 1; k < ids.size(); ++k) CHECK(ids[k - 1] <= ids[k]);
+    rounds_with_repeat += std::set<int>(ids.begin(), ids.end()).size() < 6;
+    for (int i : ids) ++hits[i];
+  }
+  CHECK(rounds_with_repeat == rounds);
+  for (int h : hits) CHECK(static_cast<double>(h) / (6.0 * rounds) == doctest::Approx(0.25).epsilon(0.03));
+  // With m = 2 of M = 4 a repeat has probability 1/4: the draws are really independent.
+  ClientSampler pairs(Participation::parse("iid:2"), 4, 5);
+  long repeats = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto ids = pairs.sample(r, 0);
+    repeats += ids[0] == ids[1];
+  }
+  CHECK(static_cast<double>(repeats) / rounds == doctest::Approx(0.25).epsilon(0.05));
+}
+
 TEST_CASE("sampling: bernoulli:q includes each client with probability q") {
   ClientSampler s(Participation::parse("bernoulli:0.25"), 8, 4);
   long total = 0;
@@ -50,7 +75,8 @@ TEST_CASE("sampling: bad participation strings are rejected with the accepted fo
   CHECK_THROWS_AS(Participation::parse("uniform:0"), UserError);
   CHECK_THROWS_AS(Participation::parse("bernoulli:1.5"), UserError);
   CHECK_THROWS_WITH(Participation::parse("some"),
-                    "participation 'some' is not valid; use full, uniform:M (M clients per round) "
-                    "or bernoulli:Q (each client joins with probability 0 < Q <= 1)");
+                    "participation 'some' is not valid; use full, uniform:M (M distinct clients per "
+                    "round), bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M "
+                    "(M uniform draws with replacement, the theory's i.i.d. clients)");
   CHECK_THROWS_AS(ClientSampler(Participation::parse("uniform:5"), 4, 0), UserError);
 }

@@ -39,7 +39,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 
 TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
   CHECK(solver_registry().names() ==
-        std::vector<std::string>{"cd-ma", "cd-mage", "cd-mage-plus", "coda-plus", "codasca", "extra-step-local-sgd", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
+        std::vector<std::string>{"catalyst-scaffold-s", "cd-ma", "cd-mage", "cd-mage-plus", "coda-plus", "codasca", "extra-step-local-sgd", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
                                  "local-sgda", "local-sgda-plus", "parallel-sgda", "proxskip-gda-fl", "proxskip-l-svrgda-fl",
                                  "proxskip-sgda-fl", "proxskip-vip-fl", "sagda", "sgda"});
@@ -90,10 +90,12 @@ TEST_CASE("conformance: every solver gives the same bits with 1 and 3 threads") 
     CAPTURE(name);
     require_same_bits(run_game({name, {}, 15, 1}), run_game({name, {}, 15, 3}));
   }
-  for (const char* part : {"uniform:2", "bernoulli:0.5"}) {
+  for (const char* part : {"uniform:2", "bernoulli:0.5", "iid:7"}) {
     CAPTURE(part);
-    RunSpec one{"local-sgda", {}, 15, 1, part}, three{"local-sgda", {}, 15, 3, part};
-    require_same_bits(run_game(one), run_game(three));
+    for (const char* solver : {"local-sgda", "codasca"}) {  // codasca: client state across draws
+      RunSpec one{solver, {}, 15, 1, part}, three{solver, {}, 15, 3, part};
+      require_same_bits(run_game(one), run_game(three));
+    }
   }
 }
 
@@ -280,6 +282,47 @@ TEST_CASE("oracle: random reshuffling visits every sample once per epoch, restar
   CHECK(next_epoch.size() == 3);
 }
 
+TEST_CASE("sampling: a client drawn twice in a round (iid) runs twice on fresh minibatches") {
+  // 7 draws of the 4 clients: per-client sample counts sum to 7 draws x one step x batch 1,
+  // and some client must have run twice in the same round with different batches.
+  const std::int64_t rounds = 5;
+  const auto t = run_game({"local-sgda", {{"local_steps", "1"}, {"batch_size", "1"}}, rounds, 1, "iid:7"});
+  std::int64_t samples = 0;
+  for (const auto& c : t.summary.per_client) samples += c.samples;
+  CHECK(samples == rounds * 7);
+  CHECK(t.rows.back().comm.messages_up == rounds * 7);
+}
+
+TEST_CASE("communication: catalyst-scaffold-s per round (spec 001 §2.8); z_ref rides when theta > 0") {
+  const std::int64_t rounds = 6, m = 3, d = kDim;
+  const ParamMap base{{"local_steps", "2"}, {"batch_size", "2"}};
+  const auto t = run_game({"catalyst-scaffold-s", base, rounds, 1, "uniform:3"}).rows.back().comm;
+  CHECK(t.exchanges == 2 * rounds);
+  CHECK(t.floats_up == rounds * m * 2 * d);           // gradient; then the local model
+  CHECK(t.floats_down == rounds * m * (d + 2 * d));   // z_t; then z_t and g
+  ParamMap prox = base;
+  prox["theta"] = "0.5";
+  const auto p = run_game({"catalyst-scaffold-s", prox, rounds, 1, "uniform:3"}).rows.back().comm;
+  CHECK(p.floats_down == t.floats_down + rounds * m * d);
+}
+
+TEST_CASE("catalyst-scaffold-s: Bernoulli(1/K) flags give rounds of K local steps on average") {
+  // Per round a client makes 1 full-gradient call (phase A) and 2 calls per local step.
+  const auto steps_per_round = [](const MemoryTrajectory& t, std::int64_t rounds) {
+    const auto calls = t.summary.per_client[0][OracleKind::grad_x];
+    return static_cast<double>(calls - rounds) / (2.0 * static_cast<double>(rounds));
+  };
+  // p = 1: every index flagged, so every round runs exactly one step.
+  const auto one = run_game({"catalyst-scaffold-s", {{"local_steps", "1"}, {"stage_iterations", "7"}}, 20});
+  CHECK(steps_per_round(one, 20) == 1.0);
+  // p = 1/5: gaps between flags are Geometric(1/5), mean 5 (the spec's "~ K").
+  const std::int64_t rounds = 1500;
+  const auto geo = run_game({"catalyst-scaffold-s", {{"local_steps", "5"}, {"eta_l", "0.001"}}, rounds});
+  CHECK(steps_per_round(geo, rounds) == doctest::Approx(5.0).epsilon(0.06));
+  const auto fixed = run_game({"catalyst-scaffold-s", {{"local_steps", "5"}, {"round_lengths", "fixed"}}, 30});
+  CHECK(steps_per_round(fixed, 30) == 5.0);
+}
+
 TEST_CASE("communication: codasca uploads model and variate change; x_ref rides when theta > 0") {
   const std::int64_t rounds = 6, m = 3, d = kDim;
   const auto t = run_game({"codasca", {{"local_steps", "2"}, {"theta", "0.5"}}, rounds, 1, "uniform:3"});
@@ -288,4 +331,27 @@ TEST_CASE("communication: codasca uploads model and variate change; x_ref rides 
   const auto coda = run_game({"coda-plus", {{"local_steps", "2"}}, rounds, 1, "uniform:3"});
   CHECK(coda.rows.back().comm.floats_up == rounds * m * d);
   CHECK(coda.rows.back().comm.floats_down == rounds * m * d);
+}
+
+TEST_CASE("theory: cd-mage's Lemma 5 steps from the game's constants (spec 001 §2.4)") {
+  RunRequest req;
+  req.problem = "quadratic-game";
+  req.problem_params = kGame;
+  req.solver = "cd-mage";
+  req.solver_params = {{"c_eta", "theory"}, {"c_gamma", "theory"}, {"local_steps", "4"}};
+  PreparedRun run = prepare_run(req, game());
+  const auto& k = game()->constants();
+  const double L = k.get("lipschitz_client_max", "test"), mu = k.get("mu", "test"), K = 4;
+  const double gamma = 1 / (87 * L * K);
+  const double eta = std::min({1 / (36 * L * K), 1 / (4 * L * (1 + L / mu) * K), mu * mu * gamma / (21 * L * L)});
+  CHECK(std::stod(run.config.solver_params.at("c_gamma")) == doctest::Approx(gamma).epsilon(1e-12));
+  CHECK(std::stod(run.config.solver_params.at("c_eta")) == doctest::Approx(eta).epsilon(1e-12));
+  CHECK(eta <= gamma);  // the theory's primal step is far below the dual one
+  // Two timescales: y settles first, so ||z - z*|| need not fall at once; the run must be ok.
+  const auto t = run_game({"cd-mage", req.solver_params, 200});
+  CHECK(t.summary.status() == "ok");
+  req.solver_params = {{"c_eta", "theory"}};  // one theory value and one number: rejected
+  CHECK_THROWS_WITH_AS(prepare_run(req, game()),
+                       "solver cd-mage: set c_eta and c_gamma both to theory or both to numbers",
+                       UserError);
 }

@@ -185,6 +185,17 @@ TEST_CASE("coda-plus with theta = 0 within its first stage is cd-ma with eta = g
   require_bitwise_equal(coda, ma);
 }
 
+TEST_CASE("catalyst-scaffold-s with theta = 0 and fixed K is cd-mage with eta = gamma, bit for bit") {
+  const ParamMap cat{{"round_lengths", "fixed"}, {"local_steps", "3"}, {"batch_size", "2"}, {"eta_l", "0.06"}};
+  const ParamMap mage{{"local_steps", "3"}, {"batch_size", "2"}, {"c_eta", "0.06"}, {"c_gamma", "0.06"}};
+  require_bitwise_equal(run_small({"catalyst-scaffold-s", cat, 20, 1, "uniform:3"}),
+                        run_small({"cd-mage", mage, 20, 1, "uniform:3"}));
+  ParamMap prox = cat;  // the proximal term does change the iterates
+  prox["theta"] = "0.5";
+  CHECK(run_small({"catalyst-scaffold-s", prox, 20, 1, "uniform:3"}).rows.back().metrics[0] !=
+        run_small({"cd-mage", mage, 20, 1, "uniform:3"}).rows.back().metrics[0]);
+}
+
 TEST_CASE("parallel-sgda with eta = gamma is gda; cd-mage with K = 1 computes parallel-sgda") {
   const auto par = run_small({"parallel-sgda", {{"step_size", "0.2"}, {"dual_step_size", "0.05"}}, 25});
   const auto mage = run_small({"cd-mage", {{"local_steps", "1"}, {"c_eta", "0.2"}, {"c_gamma", "0.05"}}, 25});
