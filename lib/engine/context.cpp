@@ -13,6 +13,16 @@ std::span<const Index> ClientOracle::draw(int batch) {
   return batch_;
 }
 
+std::span<const Index> BilevelOracle::draw(int batch, Index m, std::string_view level,
+                                           std::vector<Index>& buffer) {
+  if (batch <= 0) return {};
+  buffer.resize(static_cast<std::size_t>(batch));
+  const std::uint64_t purpose = hash_name(level == "upper" ? "oracle-batch-upper" : "oracle-batch-lower");
+  Stream s(StreamKey{seed_, purpose, client_, round_, draws_++});
+  for (auto& j : buffer) j = static_cast<Index>(s.below(static_cast<std::uint64_t>(m)));
+  return buffer;
+}
+
 std::span<const Index> ClientOracle::next_reshuffled(int batch) {
   const Index m = num_samples();
   if (batch <= 0 || batch >= m) batch = static_cast<int>(m);

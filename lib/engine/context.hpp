@@ -4,12 +4,14 @@
 // uncounted internals: solver code holds only algorithm state and arithmetic.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "core/random.hpp"
 #include "core/types.hpp"
+#include "problem/bilevel_problem.hpp"
 #include "problem/minimax_problem.hpp"
 
 namespace fedbench {
@@ -69,10 +71,59 @@ class ClientOracle {
   std::int64_t epoch_ = 0, epoch_pos_ = -1;
 };
 
+//! Counted oracles of one client of a bilevel problem: gradients of the upper level f_i and
+//! the lower level g_i, Hessian- and Jacobian-vector products of g_i, on minibatches drawn
+//! (uniformly with replacement) from the level's own components.
+class BilevelOracle {
+ public:
+  BilevelOracle(const BilevelProblem& problem, int client, OracleCounts& counts, std::uint64_t seed)
+      : problem_(&problem), client_(client), counts_(&counts), seed_(seed) {}
+
+  Index num_upper_samples() const { return problem_->num_upper_samples(client_); }
+  Index num_lower_samples() const { return problem_->num_samples(client_); }
+  //! Fresh minibatches of upper (validation) / lower (training) components; 0 = all (empty
+  //! span). Each span stays valid until the next draw of the same level.
+  std::span<const Index> draw_upper(int batch) { return draw(batch, num_upper_samples(), "upper", upper_); }
+  std::span<const Index> draw_lower(int batch) { return draw(batch, num_lower_samples(), "lower", lower_); }
+
+  void upper_grad_x(std::span<const Index> s, const Vec& z, Vec& out) { problem_->upper_grad_x(client_, s, z, out, *counts_); }
+  void upper_grad_y(std::span<const Index> s, const Vec& z, Vec& out) { problem_->upper_grad_y(client_, s, z, out, *counts_); }
+  void lower_grad_x(std::span<const Index> s, const Vec& z, Vec& out) { problem_->lower_grad_x(client_, s, z, out, *counts_); }
+  void lower_grad_y(std::span<const Index> s, const Vec& z, Vec& out) { problem_->lower_grad_y(client_, s, z, out, *counts_); }
+  void lower_hvp(std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) {
+    problem_->lower_hvp(client_, s, z, v, out, *counts_);
+  }
+  void lower_jvp(std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) {
+    problem_->lower_jvp(client_, s, z, v, out, *counts_);
+  }
+  double upper_value(std::span<const Index> s, const Vec& z) { return problem_->upper_value(client_, s, z, *counts_); }
+  double lower_value(std::span<const Index> s, const Vec& z) { return problem_->lower_value(client_, s, z, *counts_); }
+
+ private:
+  friend class ClientCtx;
+  void start_round(std::int64_t round, int phase, int occurrence) {
+    round_ = round;
+    draws_ = (static_cast<std::int64_t>(phase) << 32) | (static_cast<std::int64_t>(occurrence) << 40);
+  }
+  std::span<const Index> draw(int batch, Index m, std::string_view level, std::vector<Index>& buffer);
+
+  const BilevelProblem* problem_;
+  int client_;
+  OracleCounts* counts_;
+  std::uint64_t seed_;
+  std::int64_t round_ = 0, draws_ = 0;
+  std::vector<Index> upper_, lower_;
+};
+
 class ClientCtx {
  public:
-  ClientCtx(const MinimaxProblem& problem, int client, OracleCounts& counts, std::uint64_t seed)
-      : problem_(&problem), client_(client), seed_(seed), oracle_(problem, client, counts, seed) {}
+  ClientCtx(const Problem& problem, int client, OracleCounts& counts, std::uint64_t seed)
+      : problem_(&problem), client_(client), seed_(seed),
+        minimax_(dynamic_cast<const MinimaxProblem*>(&problem)),
+        bilevel_(dynamic_cast<const BilevelProblem*>(&problem)) {
+    if (minimax_) oracle_.emplace(*minimax_, client, counts, seed);
+    if (bilevel_) bilevel_oracle_.emplace(*bilevel_, client, counts, seed);
+  }
 
   int id() const { return client_; }
   std::int64_t round() const { return round_; }
@@ -80,7 +131,10 @@ class ClientCtx {
   Index dim() const { return problem_->dim(); }
   Index dim_x() const { return problem_->dim_x(); }
   Index dim_y() const { return problem_->dim_y(); }
-  ClientOracle& oracle() { return oracle_; }
+  //! The minimax oracles (solvers of minimax problems; the adapter checks the kind).
+  ClientOracle& oracle() { return *oracle_; }
+  //! The bilevel oracles (solvers of bilevel problems).
+  BilevelOracle& bilevel() { return *bilevel_oracle_; }
   //! A stream for this client, round and purpose; `step` tells apart several in one round.
   Stream stream(std::string_view purpose, std::int64_t step = 0) const {
     return Stream(StreamKey{seed_, hash_name(purpose), client_, round_, step | occurrence_key_});
@@ -100,22 +154,26 @@ class ClientCtx {
     round_ = round;
     phase_ = phase;
     occurrence_key_ = static_cast<std::int64_t>(occurrence) << 40;
-    oracle_.start_round(round, phase, occurrence);
+    if (oracle_) oracle_->start_round(round, phase, occurrence);
+    if (bilevel_oracle_) bilevel_oracle_->start_round(round, phase, occurrence);
   }
 
  private:
-  const MinimaxProblem* problem_;
+  const Problem* problem_;
   int client_;
   std::uint64_t seed_;
   std::int64_t round_ = 0;
   int phase_ = 0;
   std::int64_t occurrence_key_ = 0;
-  ClientOracle oracle_;
+  const MinimaxProblem* minimax_;
+  const BilevelProblem* bilevel_;
+  std::optional<ClientOracle> oracle_;
+  std::optional<BilevelOracle> bilevel_oracle_;
 };
 
 class ServerCtx {
  public:
-  ServerCtx(const MinimaxProblem& problem, std::uint64_t seed)
+  ServerCtx(const Problem& problem, std::uint64_t seed)
       : problem_(&problem), seed_(seed), model_(problem.initial_point()) {}
 
   //! The server's iterate z = (x, y): what metrics are evaluated on.
@@ -142,7 +200,7 @@ class ServerCtx {
   }
 
  private:
-  const MinimaxProblem* problem_;
+  const Problem* problem_;
   std::uint64_t seed_;
   Vec model_;
   std::int64_t round_ = 0;

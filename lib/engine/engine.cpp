@@ -13,7 +13,7 @@ Registry<SolverRunner>& solver_registry() {
 
 namespace detail {
 
-RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
+RunHeader make_header(const Problem& problem, const RunConfig& config,
                       const std::string& command_line) {
   RunHeader h;
   h.problem = config.problem;
@@ -33,7 +33,7 @@ RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
   return h;
 }
 
-RunMonitor::RunMonitor(const MinimaxProblem& problem, const RunConfig& config,
+RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
                        TrajectorySink& sink)
     : problem_(problem), config_(config), sink_(sink), names_(problem.metric_names()) {
   const auto find = [&](const std::string& name) {

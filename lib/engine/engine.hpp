@@ -26,7 +26,7 @@ namespace fedbench {
 
 //! What a solver's optional resolve() / supports() hooks receive.
 struct SolverSetup {
-  const MinimaxProblem& problem;
+  const Problem& problem;
   const RunConfig& config;
   std::string who;  //!< "solver local-sgda", for messages
 
@@ -39,13 +39,13 @@ struct SolverSetup {
 
 namespace detail {
 
-RunHeader make_header(const MinimaxProblem& problem, const RunConfig& config,
+RunHeader make_header(const Problem& problem, const RunConfig& config,
                       const std::string& command_line);
 
 //! Evaluation, budgets and divergence: the parts of a run between rounds.
 class RunMonitor {
  public:
-  RunMonitor(const MinimaxProblem& problem, const RunConfig& config, TrajectorySink& sink);
+  RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink);
   //! Records a row; returns true if the run must stop (sets reason and message).
   bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
               const CommCounts& comm, double wall_time);
@@ -58,7 +58,7 @@ class RunMonitor {
   std::string message;
 
  private:
-  const MinimaxProblem& problem_;
+  const Problem& problem_;
   const RunConfig& config_;
   TrajectorySink& sink_;
   std::vector<std::string> names_;
@@ -71,7 +71,7 @@ class RunMonitor {
 }  // namespace detail
 
 template <class S>
-RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig& config,
+RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config,
                       int threads, TrajectorySink& sink, const std::string& command_line) {
   using Clock = std::chrono::steady_clock;
   using Up = typename S::Up;
@@ -178,6 +178,14 @@ RunSummary run_rounds(S& solver, const MinimaxProblem& problem, const RunConfig&
   return summary;
 }
 
+//! The problem family a solver runs on: `static constexpr ProblemKind kProblemKind` in the
+//! solver struct, minimax when absent.
+template <class S>
+constexpr ProblemKind solver_problem_kind() {
+  if constexpr (requires { S::kProblemKind; }) return S::kProblemKind;
+  return ProblemKind::minimax;
+}
+
 //! Turns a solver struct into a SolverRunner.
 template <class S>
 class SolverAdapter final : public SolverRunner {
@@ -185,7 +193,11 @@ class SolverAdapter final : public SolverRunner {
   SolverAdapter(std::string name, Schema<typename S::Params> schema, typename S::Params params)
       : name_(std::move(name)), schema_(std::move(schema)), params_(std::move(params)) {}
 
-  void prepare(const MinimaxProblem& problem, const RunConfig& config) override {
+  void prepare(const Problem& problem, const RunConfig& config) override {
+    if (problem.kind() != solver_problem_kind<S>())
+      throw UserError("solver " + name_ + " needs a " + kind_name(solver_problem_kind<S>()) +
+                      " problem, but " + config.problem + " is " + kind_name(problem.kind()) +
+                      "; see the kinds in `fedbench list problems`");
     SolverSetup setup{problem, config, "solver " + name_};
     if constexpr (requires { S::supports(params_, setup); }) S::supports(params_, setup);
     if constexpr (requires { S::resolve(params_, setup); }) S::resolve(params_, setup);
@@ -194,7 +206,7 @@ class SolverAdapter final : public SolverRunner {
         throw InternalError("solver " + name_ + " left '" + key + "' without a theory value");
   }
   ParamMap resolved_params() const override { return schema_.to_map(params_); }
-  RunSummary run(const MinimaxProblem& problem, const RunConfig& config, int threads,
+  RunSummary run(const Problem& problem, const RunConfig& config, int threads,
                  TrajectorySink& sink, const std::string& command_line) override {
     S solver{};
     solver.p = params_;

@@ -4,7 +4,7 @@
 
 namespace fedbench {
 
-PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const MinimaxProblem> problem) {
+PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Problem> problem) {
   if (request.budget.rounds < 0) throw UserError("rounds must be >= 0");
   if (request.eval.every < 1) throw UserError("eval-every must be >= 1");
   if (!(request.budget.divergence_factor > 1))
@@ -17,7 +17,7 @@ PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Minimax
   run.config.problem = request.problem;
   run.config.problem_params = problem_entry.resolved(request.problem_params);
   run.problem = problem ? std::move(problem)
-                        : std::shared_ptr<const MinimaxProblem>(
+                        : std::shared_ptr<const Problem>(
                               problem_entry.create(request.problem_params));
 
   const auto& part = request.participation;

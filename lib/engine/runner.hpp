@@ -9,7 +9,7 @@
 #include "engine/run_config.hpp"
 #include "engine/solver.hpp"
 #include "engine/trajectory.hpp"
-#include "problem/minimax_problem.hpp"
+#include "problem/problem.hpp"
 
 namespace fedbench {
 
@@ -25,7 +25,7 @@ struct RunRequest {
 };
 
 struct PreparedRun {
-  std::shared_ptr<const MinimaxProblem> problem;
+  std::shared_ptr<const Problem> problem;
   std::unique_ptr<SolverRunner> solver;
   RunConfig config;  //!< fully resolved: what the output file records
 };
@@ -33,7 +33,7 @@ struct PreparedRun {
 //! Validates and resolves a request. Pass `problem` to reuse an instance built from the same
 //! problem name and parameters (tests and grids build it once). Throws UserError.
 PreparedRun prepare_run(const RunRequest& request,
-                        std::shared_ptr<const MinimaxProblem> problem = nullptr);
+                        std::shared_ptr<const Problem> problem = nullptr);
 
 //! Runs a prepared run with `threads` threads (results do not depend on it).
 RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,

@@ -9,7 +9,7 @@
 #include "core/registry.hpp"
 #include "engine/run_config.hpp"
 #include "engine/trajectory.hpp"
-#include "problem/minimax_problem.hpp"
+#include "problem/problem.hpp"
 
 namespace fedbench {
 
@@ -18,12 +18,12 @@ class SolverRunner {
   virtual ~SolverRunner() = default;
   //! Computes theory values from the problem's constants and checks that the solver can run
   //! this problem under these settings. Throws UserError naming what is wrong.
-  virtual void prepare(const MinimaxProblem& problem, const RunConfig& config) = 0;
+  virtual void prepare(const Problem& problem, const RunConfig& config) = 0;
   //! Canonical parameters (after prepare: theory values filled in).
   virtual ParamMap resolved_params() const = 0;
   //! Runs to a stop condition, streaming rows to `sink`. Never throws for numerical failure:
   //! divergence and solver exceptions end the run with that status.
-  virtual RunSummary run(const MinimaxProblem& problem, const RunConfig& config, int threads,
+  virtual RunSummary run(const Problem& problem, const RunConfig& config, int threads,
                          TrajectorySink& sink, const std::string& command_line) = 0;
 };
 

@@ -2,12 +2,12 @@
 
 namespace fedbench {
 
-Registry<MinimaxProblem>& problem_registry() {
-  static Registry<MinimaxProblem> registry("problem");
+Registry<Problem>& problem_registry() {
+  static Registry<Problem> registry("problem");
   return registry;
 }
 
-std::unique_ptr<MinimaxProblem> make_problem(const std::string& name, const ParamMap& given) {
+std::unique_ptr<Problem> make_problem(const std::string& name, const ParamMap& given) {
   return problem_registry().get(name).create(given);
 }
 

@@ -4,23 +4,24 @@
 // and a constructor QuadraticGame(const Params&).
 #pragma once
 #include "core/registry.hpp"
+#include "problem/bilevel_problem.hpp"
 #include "problem/minimax_problem.hpp"
 
 namespace fedbench {
 
-Registry<MinimaxProblem>& problem_registry();
+Registry<Problem>& problem_registry();
 
 //! Creates a problem from its name and user-given parameters (throws UserError).
-std::unique_ptr<MinimaxProblem> make_problem(const std::string& name, const ParamMap& given);
+std::unique_ptr<Problem> make_problem(const std::string& name, const ParamMap& given);
 //! The canonical resolved parameters of a problem (defaults filled in, canonical numbers).
 ParamMap resolve_problem_params(const std::string& name, const ParamMap& given);
 
 template <class P>
 struct ProblemRegistrar {
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
-    auto [e, schema] = describe_entry<MinimaxProblem, P>("problem", name, summary, citation);
+    auto [e, schema] = describe_entry<Problem, P>("problem", name, summary, citation);
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
-      return std::unique_ptr<MinimaxProblem>(new P(schema.parse(given, defaults)));
+      return std::unique_ptr<Problem>(new P(schema.parse(given, defaults)));
     };
     e.resolve = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return schema.to_map(schema.parse(given, defaults));

@@ -23,7 +23,7 @@ namespace {
 // Problems are built once per distinct (name, parameters) and shared by the runs using them.
 class ProblemCache {
  public:
-  std::shared_ptr<const MinimaxProblem> get(const RunRequest& r) {
+  std::shared_ptr<const Problem> get(const RunRequest& r) {
     std::string key = r.problem;
     for (const auto& [k, v] : problem_registry().get(r.problem).resolved(r.problem_params))
       key += "\n" + k + "=" + v;
@@ -35,7 +35,7 @@ class ProblemCache {
       slot = s;
     }
     std::call_once(slot->once, [&] {
-      slot->problem = std::shared_ptr<const MinimaxProblem>(make_problem(r.problem, r.problem_params));
+      slot->problem = std::shared_ptr<const Problem>(make_problem(r.problem, r.problem_params));
     });
     return slot->problem;
   }
@@ -43,7 +43,7 @@ class ProblemCache {
  private:
   struct Slot {
     std::once_flag once;
-    std::shared_ptr<const MinimaxProblem> problem;
+    std::shared_ptr<const Problem> problem;
   };
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Slot>> slots_;
@@ -76,7 +76,7 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   std::vector<PreparedRun> prepared;
   prepared.reserve(suite.runs.size());
   for (const auto& run : suite.runs) {
-    std::shared_ptr<const MinimaxProblem> problem;
+    std::shared_ptr<const Problem> problem;
     try {
       problem = cache.get(run.request);
     } catch (const UserError& e) {  // bad data, inconsistent parameters: the problem entry

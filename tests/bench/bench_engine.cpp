@@ -13,10 +13,10 @@ using namespace fedbench;
 
 namespace {
 
-std::shared_ptr<const MinimaxProblem> cached(const std::string& name) {
-  static std::map<std::string, std::shared_ptr<const MinimaxProblem>> problems;
+std::shared_ptr<const Problem> cached(const std::string& name) {
+  static std::map<std::string, std::shared_ptr<const Problem>> problems;
   auto& p = problems[name];
-  if (!p) p = std::shared_ptr<const MinimaxProblem>(make_problem(name, {}));
+  if (!p) p = std::shared_ptr<const Problem>(make_problem(name, {}));
   return p;
 }
 
@@ -24,7 +24,7 @@ std::shared_ptr<const MinimaxProblem> cached(const std::string& name) {
 void oracle_call(benchmark::State& state, const std::string& problem, int batch) {
   auto p = cached(problem);
   OracleCounts counts;
-  ClientOracle oracle(*p, 0, counts, 1);
+  ClientOracle oracle(dynamic_cast<const MinimaxProblem&>(*p), 0, counts, 1);
   Vec z = Vec::Constant(p->dim(), 0.1), out(p->dim());
   for (auto _ : state) {
     oracle.op(z, out, batch);

@@ -2,16 +2,40 @@
 // solver on it through the same path as the CLI (prepare_run / execute), in memory.
 #pragma once
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "engine/runner.hpp"
+#include "problem/bilevel_problem.hpp"
+#include "problem/minimax_problem.hpp"
 #include "problem/problem_registry.hpp"
 
 namespace fedbench::testing {
 
+//! make_problem for a minimax problem (throws if `name` is of another kind).
+inline std::unique_ptr<MinimaxProblem> make_minimax(const std::string& name, const ParamMap& params = {}) {
+  auto p = make_problem(name, params);
+  auto* m = dynamic_cast<MinimaxProblem*>(p.get());
+  if (!m) throw std::logic_error(name + " is not a minimax problem");
+  p.release();
+  return std::unique_ptr<MinimaxProblem>(m);
+}
+
+//! A registered minimax problem (throws if `name` is of another kind).
 inline std::shared_ptr<const MinimaxProblem> problem(const std::string& name,
                                                      const ParamMap& params = {}) {
-  return std::shared_ptr<const MinimaxProblem>(make_problem(name, params));
+  auto p = std::dynamic_pointer_cast<const MinimaxProblem>(
+      std::shared_ptr<const Problem>(make_problem(name, params)));
+  if (!p) throw std::logic_error(name + " is not a minimax problem");
+  return p;
+}
+//! A registered bilevel problem (throws if `name` is of another kind).
+inline std::shared_ptr<const BilevelProblem> bilevel_problem(const std::string& name,
+                                                            const ParamMap& params = {}) {
+  auto p = std::dynamic_pointer_cast<const BilevelProblem>(
+      std::shared_ptr<const Problem>(make_problem(name, params)));
+  if (!p) throw std::logic_error(name + " is not a bilevel problem");
+  return p;
 }
 
 struct RunSpec {
@@ -24,7 +48,7 @@ struct RunSpec {
   std::int64_t eval_every = 1;
 };
 
-inline MemoryTrajectory run(const std::shared_ptr<const MinimaxProblem>& p,
+inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
                             const std::string& problem_name, const ParamMap& problem_params,
                             const RunSpec& spec) {
   RunRequest req;

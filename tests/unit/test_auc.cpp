@@ -3,6 +3,8 @@
 // Armadillo from the raw data; the identity min_{a,b} max_lambda f = tau(1-tau)(L_sq - 1).
 #include <doctest/doctest.h>
 
+#include "support/run_helpers.hpp"
+
 #include "core/random.hpp"
 #include "datasets/registry.hpp"
 #include "metrics/auc.hpp"
@@ -36,7 +38,7 @@ TEST_CASE("auc: the rank formula equals the pairwise count, ties counted half") 
 }
 
 TEST_CASE("auc: the saddle point is the closed form of spec 001 §6.3 (one client, exact tau)") {
-  const auto p = make_problem("auc", {{"dataset", "heart"}, {"clients", "1"}});
+  const auto p = fedbench::testing::make_minimax("auc", {{"dataset", "heart"}, {"clients", "1"}});
   const auto data = datasets::load_data("heart");
   const arma::uword n = data.X.rows, d = data.X.cols;
   const Mat dense = data.X.dense();
@@ -73,11 +75,11 @@ TEST_CASE("auc: the saddle point is the closed form of spec 001 §6.3 (one clien
 }
 
 TEST_CASE("auc: clear errors for unusable data") {
-  CHECK_THROWS_WITH(make_problem("auc", {{"dataset", "letter"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("auc", {{"dataset", "letter"}}),
                     "problem auc: dataset letter has 26 classes; choose one with -p positive_class=K");
-  CHECK_THROWS_WITH(make_problem("auc", {{"dataset", "pendigits"}, {"positive_class", "10"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("auc", {{"dataset", "pendigits"}, {"positive_class", "10"}}),
                     "problem auc: positive_class = 10 but pendigits has classes 0..9");
-  const auto p = make_problem("auc", {{"dataset", "pendigits"}, {"positive_class", "0"}, {"clients", "4"}});
+  const auto p = fedbench::testing::make_minimax("auc", {{"dataset", "pendigits"}, {"positive_class", "0"}, {"clients", "4"}});
   CHECK(p->metric_names() ==
         std::vector<std::string>{"rel_error", "op_norm", "train_auc", "test_auc", "objective"});
 }

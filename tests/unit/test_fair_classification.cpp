@@ -3,6 +3,8 @@
 // those, the zero model costs log C, and y stays on the simplex after projection.
 #include <doctest/doctest.h>
 
+#include "support/run_helpers.hpp"
+
 #include <cmath>
 
 #include "problem/problem_registry.hpp"
@@ -10,7 +12,7 @@
 using namespace fedbench;
 
 TEST_CASE("fair classification: the objective at a vertex y = e_c is class c's mean loss") {
-  const auto p = make_problem("fair-classification",
+  const auto p = fedbench::testing::make_minimax("fair-classification",
                               {{"dataset", "heart"}, {"clients", "1"}, {"rho", "0"}, {"scale", "none"},
                                {"test_fraction", "0.25"}, {"partition_seed", "4"}});
   const Index d = 13, C = 2;

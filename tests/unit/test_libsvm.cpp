@@ -1,6 +1,8 @@
 // The LIBSVM reader on real files (counts from ../shared/datasets/libsvm/MANIFEST.md), on
 // gzip-compressed input, on malformed lines, and robust least squares built from a real file.
 #include <doctest/doctest.h>
+
+#include "support/run_helpers.hpp"
 #include <zlib.h>
 
 #include <cstdio>
@@ -66,7 +68,7 @@ TEST_CASE("libsvm: malformed input names the file and the line") {
 }
 
 TEST_CASE("libsvm: robust least squares on heart_scale solves F(z*) = 0 with every row used") {
-  const auto p = make_problem("robust-least-squares",
+  const auto p = fedbench::testing::make_minimax("robust-least-squares",
                               {{"source", "libsvm"},
                                {"path", testing::dataset_path("libsvm/heart_scale")},
                                {"rows", "0"},
@@ -80,7 +82,7 @@ TEST_CASE("libsvm: robust least squares on heart_scale solves F(z*) = 0 with eve
 }
 
 TEST_CASE("libsvm: robust least squares on a registered dataset split with label skew") {
-  const auto p = make_problem("robust-least-squares", {{"source", "dataset"},
+  const auto p = fedbench::testing::make_minimax("robust-least-squares", {{"source", "dataset"},
                                                        {"dataset", "heart"},
                                                        {"rows", "0"},
                                                        {"clients", "6"},
@@ -101,6 +103,6 @@ TEST_CASE("libsvm: robust least squares on a registered dataset split with label
   arma::vec b;
   testing::probe_global(*p, J, b);
   CHECK(p->constants().values.at("mu") == doctest::Approx(testing::arma_mu(J)).epsilon(1e-8));
-  CHECK_THROWS_WITH(make_problem("robust-least-squares", {{"source", "dataset"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"source", "dataset"}}),
                     "problem robust-least-squares: source=dataset needs -p dataset=NAME");
 }

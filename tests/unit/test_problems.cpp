@@ -3,6 +3,8 @@
 // computed from the definitions, closed forms (RLS, two-client game), and oracle counting.
 #include <doctest/doctest.h>
 
+#include "support/run_helpers.hpp"
+
 #include <cmath>
 
 #include "core/random.hpp"
@@ -16,11 +18,11 @@ namespace {
 
 std::unique_ptr<MinimaxProblem> small(const std::string& name) {
   if (name == "quadratic-game")
-    return make_problem(name, {{"clients", "3"}, {"samples", "5"}, {"dim_per_player", "4"},
+    return fedbench::testing::make_minimax(name, {{"clients", "3"}, {"samples", "5"}, {"dim_per_player", "4"},
                                {"client_shift", "0.5"}});
   if (name == "robust-least-squares")
-    return make_problem(name, {{"rows", "12"}, {"features", "3"}, {"clients", "4"}});
-  return make_problem(name, {{"delta", "3"}});
+    return fedbench::testing::make_minimax(name, {{"rows", "12"}, {"features", "3"}, {"clients", "4"}});
+  return fedbench::testing::make_minimax(name, {{"delta", "3"}});
 }
 
 const char* kProblems[] = {"quadratic-game", "robust-least-squares", "two-client-game"};
@@ -101,7 +103,7 @@ TEST_CASE("problems: the stored solution solves the probed linear system (Armadi
 TEST_CASE("problems: quadratic game at the paper's size has the spec's constants") {
   // Spec 002 §4.1 reproduces, for the paper's generator at d = 20, mu ~ 0.439, max_i L_i ~ 0.786,
   // ell_i in [1.05, 1.11], max ell_ij ~ 5.2 (numpy streams differ from ours: same law).
-  const auto p = make_problem("quadratic-game", {});
+  const auto p = fedbench::testing::make_minimax("quadratic-game", {});
   const Constants& k = p->constants();
   CHECK(k.values.at("mu") == doctest::Approx(0.44).epsilon(0.03));
   CHECK(k.values.at("lipschitz_client_max") == doctest::Approx(0.786).epsilon(0.03));
@@ -149,7 +151,7 @@ TEST_CASE("problems: constants agree with Armadillo computed from the definition
 }
 
 TEST_CASE("problems: robust least squares has the closed form of spec §4.2") {
-  const auto p = make_problem("robust-least-squares",
+  const auto p = fedbench::testing::make_minimax("robust-least-squares",
                               {{"rows", "30"}, {"features", "4"}, {"clients", "5"}, {"lambda", "7"}});
   // Recover A, y0 from the oracle: row k's operator is 2 (a_k r_k, e_k (a_k^T b + 6 y_k - 7 y0_k)).
   const Index s = 4, r = 30;
@@ -181,7 +183,7 @@ TEST_CASE("problems: robust least squares has the closed form of spec §4.2") {
 }
 
 TEST_CASE("problems: two-client game has x* = (delta/2, delta/2) and heterogeneity delta^2/2") {
-  const auto p = make_problem("two-client-game", {{"delta", "1e6"}});
+  const auto p = fedbench::testing::make_minimax("two-client-game", {{"delta", "1e6"}});
   const Vec z = *p->reference_solution();
   CHECK(z(0) == doctest::Approx(5e5));
   CHECK(z(1) == doctest::Approx(5e5));
@@ -205,12 +207,12 @@ TEST_CASE("problems: the problem layer counts every call and every sample") {
 }
 
 TEST_CASE("problems: bad parameters are rejected with the problem's name") {
-  CHECK_THROWS_WITH(make_problem("quadratic-game", {{"mu_min", "2"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("quadratic-game", {{"mu_min", "2"}}),
                     "problem quadratic-game: mu_min = 2 must be below mu_max = 1");
-  CHECK_THROWS_WITH(make_problem("robust-least-squares", {{"source", "libsvm"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"source", "libsvm"}}),
                     "problem robust-least-squares: source=libsvm needs -p path=FILE");
-  CHECK_THROWS_WITH(make_problem("robust-least-squares", {{"rows", "5"}, {"clients", "6"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"rows", "5"}, {"clients", "6"}}),
                     "problem robust-least-squares: 5 rows cannot be split over 6 clients; lower clients");
-  CHECK_THROWS_WITH(make_problem("robust-least-squares", {{"lambda", "1"}}),
+  CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"lambda", "1"}}),
                     "problem robust-least-squares: lambda = 1 violates 1 < lambda");
 }

@@ -29,7 +29,7 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
-    const auto p = make_problem(name, params);
+    const auto p = fedbench::testing::make_minimax(name, params);
     Stream rng(9, "test");
     Vec z(p->dim());
     for (Index k = 0; k < z.size(); ++k) z(k) = 0.5 * rng.normal();
@@ -44,7 +44,7 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
 }
 
 TEST_CASE("wgan: (mu_real, sigma_real, 0, 0) is a saddle point of every client and minibatch") {
-  const auto p = make_problem("wgan-gaussian", {{"clients", "4"}, {"samples", "50"}, {"lambda", "0.01"}});
+  const auto p = fedbench::testing::make_minimax("wgan-gaussian", {{"clients", "4"}, {"samples", "50"}, {"lambda", "0.01"}});
   const Vec star = *p->reference_solution();
   OracleCounts c;
   Vec op(4);
@@ -68,7 +68,7 @@ TEST_CASE("wgan: (mu_real, sigma_real, 0, 0) is a saddle point of every client a
 }
 
 TEST_CASE("matrix game: the gap bounds every unilateral deviation and projection keeps simplices") {
-  const auto p = make_problem("matrix-game", {{"clients", "5"}, {"dim", "6"}});
+  const auto p = fedbench::testing::make_minimax("matrix-game", {{"clients", "5"}, {"dim", "6"}});
   Stream rng(4, "test");
   auto random_simplex = [&rng](Index d) {
     Vec v(d);
@@ -147,7 +147,7 @@ TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-v
 }
 
 TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo; no monotone theory") {
-  const auto p = make_problem("nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}});
+  const auto p = fedbench::testing::make_minimax("nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}});
   arma::mat J;
   arma::vec b;
   testing::probe_global(*p, J, b);
@@ -170,7 +170,7 @@ TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo; no monot
 }
 
 TEST_CASE("two-sided PL: the saddle point (0, 0) is stationary for the average, not per client") {
-  const auto p = make_problem("two-sided-pl", {{"clients", "3"}, {"shift", "1"}});
+  const auto p = fedbench::testing::make_minimax("two-sided-pl", {{"clients", "3"}, {"shift", "1"}});
   Vec f;
   p->global_op(Vec::Zero(2), f);
   CHECK(f.norm() <= 1e-15);

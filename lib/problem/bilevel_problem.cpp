@@ -1,0 +1,201 @@
+#include "problem/bilevel_problem.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace fedbench {
+
+void BilevelProblem::set_bilevel_shape(Index dim_x, Index dim_y, std::vector<Index> lower_samples,
+                                       std::vector<Index> upper_samples) {
+  FEDBENCH_CHECK(lower_samples.size() == upper_samples.size(),
+                 "bilevel problem: one upper and one lower sample count per client");
+  for (Index n : upper_samples) FEDBENCH_CHECK(n > 0, "every client needs an upper-level sample");
+  set_shape(dim_x, dim_y, std::move(lower_samples));
+  upper_samples_ = std::move(upper_samples);
+}
+
+// ---- counted oracles: check, count, forward.
+void BilevelProblem::upper_grad_x(int client, std::span<const Index> samples, const Vec& z,
+                                  Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, upper_samples_[client], z, "upper_grad_x");
+  counts.add(OracleKind::grad_x, upper_batch(client, samples));
+  out.resize(dim_x());
+  do_upper_grad_x(client, samples, z, out);
+}
+
+void BilevelProblem::upper_grad_y(int client, std::span<const Index> samples, const Vec& z,
+                                  Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, upper_samples_[client], z, "upper_grad_y");
+  counts.add(OracleKind::grad_y, upper_batch(client, samples));
+  out.resize(dim_y());
+  do_upper_grad_y(client, samples, z, out);
+}
+
+void BilevelProblem::lower_grad_x(int client, std::span<const Index> samples, const Vec& z,
+                                  Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, num_samples(client), z, "lower_grad_x");
+  counts.add(OracleKind::grad_x, lower_batch(client, samples));
+  out.resize(dim_x());
+  do_lower_grad_x(client, samples, z, out);
+}
+
+void BilevelProblem::lower_grad_y(int client, std::span<const Index> samples, const Vec& z,
+                                  Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, num_samples(client), z, "lower_grad_y");
+  counts.add(OracleKind::grad_y, lower_batch(client, samples));
+  out.resize(dim_y());
+  do_lower_grad_y(client, samples, z, out);
+}
+
+void BilevelProblem::lower_hvp(int client, std::span<const Index> samples, const Vec& z,
+                               const Vec& v, Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, num_samples(client), z, "lower_hvp");
+  FEDBENCH_CHECK(v.size() == dim_y(), "lower_hvp: v must have dim_y entries");
+  counts.add(OracleKind::hvp, lower_batch(client, samples));
+  out.resize(dim_y());
+  do_lower_hvp(client, samples, z, v, out);
+}
+
+void BilevelProblem::lower_jvp(int client, std::span<const Index> samples, const Vec& z,
+                               const Vec& v, Vec& out, OracleCounts& counts) const {
+  check_call(client, samples, num_samples(client), z, "lower_jvp");
+  FEDBENCH_CHECK(v.size() == dim_y(), "lower_jvp: v must have dim_y entries");
+  counts.add(OracleKind::jvp, lower_batch(client, samples));
+  out.resize(dim_x());
+  do_lower_jvp(client, samples, z, v, out);
+}
+
+double BilevelProblem::upper_value(int client, std::span<const Index> samples, const Vec& z,
+                                   OracleCounts& counts) const {
+  check_call(client, samples, upper_samples_[client], z, "upper_value");
+  counts.add(OracleKind::value, upper_batch(client, samples));
+  return do_upper_value(client, samples, z);
+}
+
+double BilevelProblem::lower_value(int client, std::span<const Index> samples, const Vec& z,
+                                   OracleCounts& counts) const {
+  check_call(client, samples, num_samples(client), z, "lower_value");
+  counts.add(OracleKind::value, lower_batch(client, samples));
+  return do_lower_value(client, samples, z);
+}
+
+// ---- exact reference.
+double BilevelProblem::global_upper_value(const Vec& z) const {
+  double s = 0;
+  for (int i = 0; i < num_clients(); ++i) s += do_upper_value(i, {}, z);
+  return s / num_clients();
+}
+
+double BilevelProblem::global_lower_value(const Vec& z) const {
+  double s = 0;
+  for (int i = 0; i < num_clients(); ++i) s += do_lower_value(i, {}, z);
+  return s / num_clients();
+}
+
+void BilevelProblem::global_lower_grad_y(const Vec& z, Vec& out) const {
+  out.setZero(dim_y());
+  Vec tmp(dim_y());
+  for (int i = 0; i < num_clients(); ++i) {
+    do_lower_grad_y(i, {}, z, tmp);
+    out += tmp;
+  }
+  out /= static_cast<double>(num_clients());
+}
+
+void BilevelProblem::global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const {
+  out.setZero(dim_y());
+  Vec tmp(dim_y());
+  for (int i = 0; i < num_clients(); ++i) {
+    do_lower_hvp(i, {}, z, v, tmp);
+    out += tmp;
+  }
+  out /= static_cast<double>(num_clients());
+}
+
+Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
+  Vec w = z;
+  w.tail(dim_y()) = y;
+  return w;
+}
+
+Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs) const {
+  // Conjugate gradients on the SPD Hessian of the averaged lower level.
+  Vec v = Vec::Zero(dim_y()), r = rhs, p = rhs, Hp(dim_y());
+  double rr = r.squaredNorm();
+  const double stop = 1e-26 * std::max(rr, 1e-300);
+  for (Index k = 0; k < 10 * dim_y() + 100 && rr > stop; ++k) {
+    global_lower_hvp(z, p, Hp);
+    const double pHp = p.dot(Hp);
+    if (!(pHp > 0)) break;  // not SPD along p (numerically): keep what we have
+    const double a = rr / pHp;
+    v += a * p;
+    r -= a * Hp;
+    const double rr_next = r.squaredNorm();
+    p = r + (rr_next / rr) * p;
+    rr = rr_next;
+  }
+  return v;
+}
+
+Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start) const {
+  // Damped Newton: Newton-CG directions with Armijo backtracking on g(x, .), which is
+  // strongly convex, so the full step is taken near the solution (quadratic convergence).
+  Vec z(dim());
+  z.head(dim_x()) = x;
+  z.tail(dim_y()) = y_start;
+  Vec grad(dim_y());
+  global_lower_grad_y(z, grad);
+  const double scale = 1.0 + grad.norm();
+  for (int it = 0; it < 100 && grad.norm() > 1e-12 * scale; ++it) {
+    const Vec step = solve_lower_hessian(z, grad);
+    const double g0 = global_lower_value(z), slope = grad.dot(step);
+    double t = 1.0;
+    Vec trial = z;
+    for (int back = 0; back < 60; ++back, t *= 0.5) {
+      trial.tail(dim_y()) = z.tail(dim_y()) - t * step;
+      if (global_lower_value(trial) <= g0 - 1e-4 * t * slope || back == 59) break;
+    }
+    z = trial;
+    global_lower_grad_y(z, grad);
+  }
+  return z.tail(dim_y());
+}
+
+Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star) const {
+  Vec z(dim());
+  z.head(dim_x()) = x;
+  z.tail(dim_y()) = y_star;
+  Vec fy = Vec::Zero(dim_y()), fx = Vec::Zero(dim_x()), tmp_y(dim_y()), tmp_x(dim_x());
+  for (int i = 0; i < num_clients(); ++i) {
+    do_upper_grad_y(i, {}, z, tmp_y);
+    fy += tmp_y;
+    do_upper_grad_x(i, {}, z, tmp_x);
+    fx += tmp_x;
+  }
+  fy /= static_cast<double>(num_clients());
+  fx /= static_cast<double>(num_clients());
+  const Vec v = solve_lower_hessian(z, fy);
+  Vec jv = Vec::Zero(dim_x());
+  for (int i = 0; i < num_clients(); ++i) {
+    do_lower_jvp(i, {}, z, v, tmp_x);
+    jv += tmp_x;
+  }
+  return fx - jv / static_cast<double>(num_clients());
+}
+
+std::vector<std::string> BilevelProblem::core_metric_names() const {
+  return {"upper_value", "hyper_objective", "hypergrad_norm", "lower_gap"};
+}
+
+void BilevelProblem::core_metrics(const Vec& z, std::span<double> out) const {
+  const Vec x = z.head(dim_x());
+  const Vec y_star = lower_solution(x, z.tail(dim_y()));
+  const Vec z_star = with_y(z, y_star);
+  out[0] = global_upper_value(z);
+  out[1] = global_upper_value(z_star);
+  out[2] = hypergradient(x, y_star).norm();
+  out[3] = global_lower_value(z) - global_lower_value(z_star);
+}
+
+}  // namespace fedbench

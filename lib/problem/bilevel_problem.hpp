@@ -1,0 +1,103 @@
+// The federated bilevel problem family (seed 003 eq. 1, seed 004 eq. 1):
+//   min_x F(x) = f(x, y*(x)),   y*(x) = argmin_y g(x, y),
+//   f = (1/M) sum_i f_i (upper level), g = (1/M) sum_i g_i (lower level, strongly convex in y).
+// z = (x, y) stacks the upper variable x and the lower variable y. Client i holds m_i lower
+// components (training rows, num_samples) and n_i upper components (validation rows,
+// num_upper_samples); f_i and g_i are the means over them.
+//
+// Counted oracles (the only way solvers see a problem): gradients of f_i and g_i in x and in y
+// (counted as grad_x / grad_y calls: one kind per block, whichever level), values (value),
+// Hessian-vector products grad^2_yy g_i v (hvp) and mixed products grad^2_xy g_i v (jvp).
+//
+// Exact reference, uncounted and independent of any solver's estimates: y*(x) by damped
+// Newton-CG on the averaged lower level, the hypergradient by the implicit-function theorem
+//   grad F(x) = grad_x f(x, y*) - grad^2_xy g(x, y*) [grad^2_yy g(x, y*)]^-1 grad_y f(x, y*),
+// with the linear solve by conjugate gradients; metrics follow from them (seed 003 §3.5).
+#pragma once
+#include "problem/problem.hpp"
+
+namespace fedbench {
+
+class BilevelProblem : public Problem {
+ public:
+  ProblemKind kind() const final { return ProblemKind::bilevel; }
+
+  //! Upper-level (validation) components of client i.
+  Index num_upper_samples(int client) const { return upper_samples_[client]; }
+  //! True when the lower level is the average of the clients' g_i (one y*(x) for all; seed 003
+  //! §1.1, FedNest / FedMBO / FedBiOAcc's heterogeneous setting). Every problem here is.
+  virtual bool lower_level_is_global() const { return true; }
+
+  // ---- counted oracles; `samples` index the level's own components (empty: all of them).
+  void upper_grad_x(int client, std::span<const Index> samples, const Vec& z, Vec& out,
+                    OracleCounts& counts) const;
+  void upper_grad_y(int client, std::span<const Index> samples, const Vec& z, Vec& out,
+                    OracleCounts& counts) const;
+  void lower_grad_x(int client, std::span<const Index> samples, const Vec& z, Vec& out,
+                    OracleCounts& counts) const;
+  void lower_grad_y(int client, std::span<const Index> samples, const Vec& z, Vec& out,
+                    OracleCounts& counts) const;
+  //! out = grad^2_yy g_i(z) v (v, out in R^dim_y).
+  void lower_hvp(int client, std::span<const Index> samples, const Vec& z, const Vec& v,
+                 Vec& out, OracleCounts& counts) const;
+  //! out = grad^2_xy g_i(z) v (v in R^dim_y, out in R^dim_x).
+  void lower_jvp(int client, std::span<const Index> samples, const Vec& z, const Vec& v,
+                 Vec& out, OracleCounts& counts) const;
+  double upper_value(int client, std::span<const Index> samples, const Vec& z,
+                     OracleCounts& counts) const;
+  double lower_value(int client, std::span<const Index> samples, const Vec& z,
+                     OracleCounts& counts) const;
+
+  // ---- exact reference (uncounted; full local batches averaged over clients).
+  double global_upper_value(const Vec& z) const;
+  double global_lower_value(const Vec& z) const;
+  //! y*(x) to relative gradient norm 1e-12, warm-started at y_start.
+  Vec lower_solution(const Vec& x, const Vec& y_start) const;
+  //! grad F(x), given y_star = y*(x).
+  Vec hypergradient(const Vec& x, const Vec& y_star) const;
+  //! [grad^2_yy g(x, y)]^-1 rhs by conjugate gradients (relative residual 1e-13).
+  Vec solve_lower_hessian(const Vec& z, const Vec& rhs) const;
+
+ protected:
+  BilevelProblem() = default;
+  void set_bilevel_shape(Index dim_x, Index dim_y, std::vector<Index> lower_samples,
+                         std::vector<Index> upper_samples);
+
+  virtual void do_upper_grad_x(int client, std::span<const Index> samples, const Vec& z,
+                               Vec& out) const = 0;
+  virtual void do_upper_grad_y(int client, std::span<const Index> samples, const Vec& z,
+                               Vec& out) const = 0;
+  virtual void do_lower_grad_x(int client, std::span<const Index> samples, const Vec& z,
+                               Vec& out) const = 0;
+  virtual void do_lower_grad_y(int client, std::span<const Index> samples, const Vec& z,
+                               Vec& out) const = 0;
+  virtual void do_lower_hvp(int client, std::span<const Index> samples, const Vec& z,
+                            const Vec& v, Vec& out) const = 0;
+  virtual void do_lower_jvp(int client, std::span<const Index> samples, const Vec& z,
+                            const Vec& v, Vec& out) const = 0;
+  virtual double do_upper_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
+  virtual double do_lower_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
+
+  //! upper_value f(x, y) at the model; hyper_objective F(x) = f(x, y*(x)); hypergrad_norm
+  //! ||grad F(x)||; lower_gap g(x, y) - g(x, y*(x)).
+  std::vector<std::string> core_metric_names() const override;
+  void core_metrics(const Vec& z, std::span<double> out) const override;
+  std::string preferred_metric() const override { return "hypergrad_norm"; }
+
+  //! z with the same x and y replaced (a helper for problems' own metrics).
+  Vec with_y(const Vec& z, const Vec& y) const;
+
+ private:
+  Index lower_batch(int client, std::span<const Index> s) const {
+    return s.empty() ? num_samples(client) : static_cast<Index>(s.size());
+  }
+  Index upper_batch(int client, std::span<const Index> s) const {
+    return s.empty() ? upper_samples_[client] : static_cast<Index>(s.size());
+  }
+  void global_lower_grad_y(const Vec& z, Vec& out) const;
+  void global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const;
+
+  std::vector<Index> upper_samples_;
+};
+
+}  // namespace fedbench

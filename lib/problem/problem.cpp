@@ -1,0 +1,77 @@
+#include "problem/problem.hpp"
+
+#include "core/error.hpp"
+
+namespace fedbench {
+
+const char* kind_name(ProblemKind kind) {
+  return kind == ProblemKind::minimax ? "minimax" : "bilevel";
+}
+
+double Constants::get(const std::string& name, const std::string& who) const {
+  auto it = values.find(name);
+  if (it == values.end())
+    throw UserError(who + " needs the problem constant '" + name +
+                    "', which this problem does not declare; set the parameter explicitly");
+  return it->second;
+}
+
+void Problem::set_shape(Index dim_x, Index dim_y, std::vector<Index> samples_per_client) {
+  FEDBENCH_CHECK(dim_x >= 0 && dim_y >= 0 && dim_x + dim_y > 0, "problem dimension must be > 0");
+  FEDBENCH_CHECK(!samples_per_client.empty(), "a problem needs at least one client");
+  for (Index m : samples_per_client) FEDBENCH_CHECK(m > 0, "every client needs a sample");
+  dim_x_ = dim_x;
+  dim_y_ = dim_y;
+  samples_per_client_ = std::move(samples_per_client);
+}
+
+const Constants& Problem::constants() const {
+  std::call_once(constants_once_, [this] { constants_ = compute_constants(); });
+  return constants_;
+}
+
+void Problem::check_call(int client, std::span<const Index> samples, Index num_samples,
+                         const Vec& z, const char* what) const {
+  FEDBENCH_CHECK(client >= 0 && client < num_clients(), std::string(what) + ": bad client id");
+  FEDBENCH_CHECK(z.size() == dim(), std::string(what) + ": z has the wrong dimension");
+  for (Index j : samples)
+    FEDBENCH_CHECK(j >= 0 && j < num_samples, std::string(what) + ": sample index out of range");
+}
+
+const Vec& Problem::reference_cached() const {
+  std::call_once(reference_once_, [this] {
+    reference_ = reference_solution();
+    z0_ = initial_point();
+  });
+  static const Vec empty;
+  return reference_ ? *reference_ : empty;
+}
+
+std::vector<std::string> Problem::metric_names() const {
+  std::vector<std::string> names;
+  reference_cached();
+  if (reference_) names.push_back("rel_error");
+  for (auto& n : core_metric_names()) names.push_back(std::move(n));
+  for (auto& n : extra_metric_names()) names.push_back(std::move(n));
+  return names;
+}
+
+std::string Problem::primary_metric() const {
+  if (auto preferred = preferred_metric(); !preferred.empty()) return preferred;
+  reference_cached();
+  return reference_ ? "rel_error" : core_metric_names().front();
+}
+
+void Problem::metrics(const Vec& z, std::span<double> out) const {
+  const Vec& ref = reference_cached();
+  std::size_t k = 0;
+  if (reference_) {
+    const double denom = (z0_ - ref).squaredNorm();
+    out[k++] = (z - ref).squaredNorm() / (denom > 0 ? denom : 1.0);
+  }
+  const std::size_t core = core_metric_names().size();
+  core_metrics(z, out.subspan(k, core));
+  extra_metrics(z, out.subspan(k + core));
+}
+
+}  // namespace fedbench

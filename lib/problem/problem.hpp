@@ -1,0 +1,114 @@
+// The base of every federated problem: M clients, client i holding m_i component functions,
+// a model z = (x, y) of two blocks, a feasible set, known constants, an optional exact
+// solution and the metrics recorded on the evaluation schedule. Two families derive from it:
+// MinimaxProblem (problem/minimax_problem.hpp: min_x max_y, an operator oracle) and
+// BilevelProblem (problem/bilevel_problem.hpp: min_x f(x, y*(x)), y*(x) = argmin_y g(x, y)).
+//
+// Problem files implement only the math (protected do_* methods, IOHprofiler-style); the
+// public, non-virtual oracle methods of each family check shapes, count every call in the
+// caller's OracleCounts and forward. Metrics use the uncounted internals: evaluation is not
+// the solver's work.
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "problem/oracle_counts.hpp"
+
+namespace fedbench {
+
+//! Known constants of a problem instance: name -> value, with how each was computed.
+struct Constants {
+  std::map<std::string, double> values;
+  std::map<std::string, std::string> docs;
+
+  void set(const std::string& name, double value, std::string doc) {
+    values[name] = value;
+    docs[name] = std::move(doc);
+  }
+  bool has(const std::string& name) const { return values.count(name) > 0; }
+  //! Throws UserError naming the constant and `who` needs it (a theory preset, usually).
+  double get(const std::string& name, const std::string& who) const;
+};
+
+//! How labelled data is spread over the clients (stored with every run).
+struct ClientLabels {
+  std::vector<double> classes;                    //!< sorted label values
+  std::vector<std::vector<std::int64_t>> counts;  //!< clients x classes
+};
+
+//! Which oracle family a problem offers (and a solver needs).
+enum class ProblemKind { minimax, bilevel };
+const char* kind_name(ProblemKind kind);
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+
+  virtual ProblemKind kind() const = 0;
+  int num_clients() const { return static_cast<int>(samples_per_client_.size()); }
+  Index dim_x() const { return dim_x_; }
+  Index dim_y() const { return dim_y_; }
+  Index dim() const { return dim_x_ + dim_y_; }
+  //! Component functions of client i (for bilevel problems: of its lower level).
+  Index num_samples(int client) const { return samples_per_client_[client]; }
+
+  //! Problem class as the papers name it: "SC-SC", "NC-SC", "monotone", ...
+  virtual std::string problem_class() const = 0;
+  //! Start point z0 (zeros unless the problem says otherwise).
+  virtual Vec initial_point() const { return Vec::Zero(dim()); }
+  //! The exact solution z*, when one is known (closed form or a high-accuracy solve).
+  virtual std::optional<Vec> reference_solution() const { return std::nullopt; }
+  //! Euclidean projection onto the feasible set (identity when unconstrained).
+  virtual void project(Vec& /*z*/) const {}
+
+  //! Label histogram per client, for problems built on labelled data split by a partitioner.
+  virtual std::optional<ClientLabels> client_labels() const { return std::nullopt; }
+
+  //! Constants (mu, L, cocoercivity, ...), computed once on first use and cached.
+  const Constants& constants() const;
+
+  // ---- metrics recorded on the evaluation schedule.
+  //! Column names, fixed for the instance: rel_error (when z* is known), the family's own
+  //! (core_metric_names) and the problem's (extra_metric_names).
+  std::vector<std::string> metric_names() const;
+  //! Writes metric values in metric_names() order into out (size metric_names().size()).
+  void metrics(const Vec& z, std::span<double> out) const;
+  //! The metric used for divergence detection and as the default target.
+  std::string primary_metric() const;
+
+ protected:
+  Problem() = default;
+  //! Called by the concrete constructor once the shape is known.
+  void set_shape(Index dim_x, Index dim_y, std::vector<Index> samples_per_client);
+  //! Shape checks shared by the oracle methods of both families.
+  void check_call(int client, std::span<const Index> samples, Index num_samples, const Vec& z,
+                  const char* what) const;
+
+  virtual Constants compute_constants() const { return {}; }
+  //! The family's metrics (op_norm for minimax; F(x), ||grad F|| ... for bilevel).
+  virtual std::vector<std::string> core_metric_names() const = 0;
+  virtual void core_metrics(const Vec& z, std::span<double> out) const = 0;
+  virtual std::vector<std::string> extra_metric_names() const { return {}; }
+  //! The primary metric when the default rule (rel_error, else the first core metric) is not
+  //! the right one (e.g. a duality gap under constraints); must be one of metric_names().
+  virtual std::string preferred_metric() const { return {}; }
+  virtual void extra_metrics(const Vec& /*z*/, std::span<double> /*out*/) const {}
+
+ private:
+  const Vec& reference_cached() const;
+
+  Index dim_x_ = 0, dim_y_ = 0;
+  std::vector<Index> samples_per_client_;
+  mutable std::once_flag constants_once_, reference_once_;
+  mutable Constants constants_;
+  mutable std::optional<Vec> reference_;
+  mutable Vec z0_;
+};
+
+}  // namespace fedbench
