@@ -15,6 +15,7 @@ template <class Product>
 void print_entry(const RegistryEntry<Product>& e, bool with_params) {
   std::cout << e.name;
   if (!e.alias_of.empty()) std::cout << "  (= " << e.alias_of << ")";
+  std::cout << "  [" << e.family << "]";
   std::cout << "\n  " << e.summary << "\n  " << e.citation << "\n";
   if (!with_params) return;
   auto specs = e.params;

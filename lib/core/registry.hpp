@@ -22,6 +22,7 @@ struct RegistryEntry {
   std::string name;
   std::string summary;   //!< one line
   std::string citation;  //!< paper and algorithm/equation number
+  std::string family;    //!< "minimax" or "bilevel": the problem kind made or needed
   std::vector<ParamSpec> params;
   ParamMap defaults;     //!< overrides of the schema defaults (aliases)
   std::string alias_of;  //!< "" for a primary entry

@@ -224,6 +224,7 @@ template <class S>
 struct SolverRegistrar {
   SolverRegistrar(const char* name, const char* summary, const char* citation) {
     auto [e, schema] = describe_entry<SolverRunner, S>("solver", name, summary, citation);
+    e.family = kind_name(solver_problem_kind<S>());
     e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
       Schema<typename S::Params> own = schema;
       own.set_owner("solver " + as);

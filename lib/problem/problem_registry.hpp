@@ -3,6 +3,8 @@
 // where QuadraticGame has a nested `Params` struct, `static void declare(Schema<Params>&)`
 // and a constructor QuadraticGame(const Params&).
 #pragma once
+#include <type_traits>
+
 #include "core/registry.hpp"
 #include "problem/bilevel_problem.hpp"
 #include "problem/minimax_problem.hpp"
@@ -20,6 +22,7 @@ template <class P>
 struct ProblemRegistrar {
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
     auto [e, schema] = describe_entry<Problem, P>("problem", name, summary, citation);
+    e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return std::unique_ptr<Problem>(new P(schema.parse(given, defaults)));
     };

