@@ -128,6 +128,7 @@ class ClientCtx {
   int id() const { return client_; }
   std::int64_t round() const { return round_; }
   int phase() const { return phase_; }
+  int num_clients() const { return problem_->num_clients(); }
   Index dim() const { return problem_->dim(); }
   Index dim_x() const { return problem_->dim_x(); }
   Index dim_y() const { return problem_->dim_y(); }

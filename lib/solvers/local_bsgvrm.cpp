@@ -13,9 +13,8 @@
 // convention of seed 003 A1); initial estimators on batch B at (x0, y0), not averaged at t = 0;
 // theta defaults to FedNest's 0.01 (the spec's 1/L_g needs a bound most problems lack).
 #include "engine/engine.hpp"
-#include "solvers/bilevel/neumann_hypergradient.hpp"
+#include "solvers/bilevel/hypergradient_trackers.hpp"
 #include "solvers/bilevel/state_averaging.hpp"
-#include "solvers/bilevel/storm.hpp"
 
 namespace fedbench::solvers {
 
@@ -42,46 +41,30 @@ struct LocalBsgvrm : StateAveraging {
 
   Params p;
   struct Client {
-    Vec z, z_next, u, v, hg_old, hg_new, gy_old, gy_new;
-    NeumannHypergradient hg;
+    Vec z, z_next;
+    HypergradientTrackers trackers;  // u = trackers.w, v = trackers.v
   };
 
-  NeumannHypergradient::Settings neumann(int batch) const {
-    return {p.neumann_terms, p.theta, p.neumann == "randomized", batch, batch};
-  }
-
   void init_client(ClientCtx& c, Client& st) const {
-    auto& o = c.bilevel();
-    Stream coins = c.stream("neumann-k");
     st.z = c.initial_point();
-    st.hg = NeumannHypergradient(neumann(p.initial_batch));
-    st.hg.draw(o, coins);
-    st.hg.evaluate(o, st.z, st.u);
-    o.lower_grad_y(o.draw_lower(p.initial_batch), st.z, st.v);
-    st.hg = NeumannHypergradient(neumann(p.batch_size));
+    st.trackers.init(c, st.z, {p.neumann_terms, p.theta, p.neumann == "randomized", p.batch_size, p.batch_size},
+                     p.initial_batch);
   }
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
     const Index dx = c.dim_x(), dy = c.dim_y();
+    auto& tr = st.trackers;
     st.z = d.model;
-    take_state(d, {&st.u, &st.v});
-    auto& o = c.bilevel();
+    take_state(d, {&tr.w, &tr.v});
     Stream coins = c.stream("neumann-k");
     for (int k = 0; k < p.local_steps; ++k) {
       st.z_next = st.z;
-      st.z_next.head(dx) -= p.alpha * p.eta * st.u;
-      st.z_next.tail(dy) -= p.beta * p.eta * st.v;
-      st.hg.draw(o, coins);
-      st.hg.evaluate(o, st.z, st.hg_old);
-      st.hg.evaluate(o, st.z_next, st.hg_new);
-      const auto zeta = o.draw_lower(p.batch_size);
-      o.lower_grad_y(zeta, st.z, st.gy_old);
-      o.lower_grad_y(zeta, st.z_next, st.gy_new);
-      storm_update(st.u, st.hg_old, st.hg_new, p.momentum);
-      storm_update(st.v, st.gy_old, st.gy_new, p.momentum);
+      st.z_next.head(dx) -= p.alpha * p.eta * tr.w;
+      st.z_next.tail(dy) -= p.beta * p.eta * tr.v;
+      tr.track(c.bilevel(), coins, st.z, st.z_next, p.momentum, p.momentum);
       std::swap(st.z, st.z_next);
     }
-    put_state(up, st.z, {&st.u, &st.v});
+    put_state(up, st.z, {&tr.w, &tr.v});
   }
 };
 

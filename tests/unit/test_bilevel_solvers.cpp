@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "solvers/bilevel/adaptive_matrix.hpp"
 #include "solvers/bilevel/neumann_hypergradient.hpp"
 #include "support/run_helpers.hpp"
 
@@ -16,6 +17,7 @@ using fedbench::testing::RunSpec;
 namespace {
 const ParamMap kQuad{{"clients", "4"}, {"samples", "6"}, {"dim_x", "3"}, {"dim_y", "4"}};
 const Index kDx = 3, kDy = 4;
+const ParamMap kAdaSteps{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma", "0.1"}, {"lambda", "0.5"}};
 
 std::shared_ptr<const BilevelProblem> quad(const ParamMap& params = kQuad) {
   return fedbench::testing::bilevel_problem("bilevel-quadratic", params);
@@ -86,6 +88,10 @@ TEST_CASE("bilevel: every solver decreases ||grad F|| on the quadratic, full par
       {"fedbioacc", {{}, 10}},
       {"fedbio", {{}, 10}},
       {"local-bsgvrm", {{{"theta", "0.2"}, {"neumann_terms", "20"}}, 4}},
+      // Local Neumann too: AdaFBiO stalls at the zero of its surrogate field, not at x* (spec
+      // 004 §6.3 item 9), here at about a quarter of the start.
+      {"adafbio", {kAdaSteps, 2}},
+      {"adafbio-nonadaptive", {kAdaSteps, 2}},
   };
   for (const auto& name : fedbench::testing::solvers_of("bilevel")) {
     CAPTURE(name);
@@ -141,4 +147,39 @@ TEST_CASE("bilevel: every solver gives the same bits with 1 and 3 threads") {
     REQUIRE(a.rows.size() == b.rows.size());
     for (std::size_t r = 0; r < a.rows.size(); ++r) CHECK(a.rows[r].metrics == b.rows[r].metrics);
   }
+}
+
+TEST_CASE("bilevel: AdaFBiO whose Adam matrices stay the identity is non-adaptive AdaFBiO, bit for bit") {
+  // varrho = 1 keeps a = 0, b = 0, so with rho = 1: A = sqrt(0) + 1 = I and B = 0 + 1 = 1.
+  ParamMap adam = kAdaSteps, plain = kAdaSteps;
+  adam["matrix"] = "adam";
+  adam["varrho"] = "1";
+  adam["rho"] = "1";
+  const auto a = run_quad({"adafbio", adam, 30}), b = run_quad({"adafbio-nonadaptive", plain, 30});
+  REQUIRE(a.rows.size() == b.rows.size());
+  for (std::size_t r = 0; r < a.rows.size(); ++r) REQUIRE(a.rows[r].metrics == b.rows[r].metrics);
+  CHECK(a.rows.back().metrics != a.rows.front().metrics);  // it moved
+  // The adaptive run also ships diag(A) and b: d_x + 1 more floats per client from round 1.
+  CHECK(a.rows.back().comm.floats_down - b.rows.back().comm.floats_down == 29 * 4 * (kDx + 1));
+}
+
+TEST_CASE("bilevel: AdaFBiO communication per round (spec 004 §2.6) and matrix bounds") {
+  const std::int64_t rounds = 6, M = 4;
+  const auto t = run_quad({"adafbio", kAdaSteps, rounds});
+  const auto& c = t.rows.back().comm;
+  CHECK(c.floats_up == rounds * M * (2 * kDx + 2 * kDy));  // x, y, v, w
+  // round 0: (x, y); round 1: + diag(A), b; later: + vbar, wbar
+  CHECK(c.floats_down == M * ((kDx + kDy) + (2 * kDx + kDy + 1) + (rounds - 2) * (3 * kDx + 2 * kDy + 1)));
+  // Rule (i) with varrho = 0: diag(A) = |wbar| + rho and B = ||vbar|| + rho (spec §6.3 item 7).
+  solvers::AdaptiveMatrix m("adam", 0.3, 0.0);
+  const Vec w = Vec::LinSpaced(kDx, -2, 1), v = Vec::Ones(kDy);
+  m.update(w, v);
+  CHECK((m.diag_a(kDx) - (w.cwiseAbs().array() + 0.3).matrix()).norm() < 1e-15);
+  CHECK(m.b() == doctest::Approx(v.norm() + 0.3));
+  solvers::AdaptiveMatrix ams("amsgrad", 0.3, 0.5);
+  ams.update(w, v);
+  const Vec first = ams.diag_a(kDx);
+  ams.update(Vec::Zero(kDx), v);  // AMSGrad never shrinks A
+  CHECK((ams.diag_a(kDx).array() >= first.array()).all());
+  CHECK((ams.diag_a(kDx).array() >= 0.3).all());
 }
