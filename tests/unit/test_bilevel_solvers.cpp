@@ -17,6 +17,7 @@ using fedbench::testing::RunSpec;
 namespace {
 const ParamMap kQuad{{"clients", "4"}, {"samples", "6"}, {"dim_x", "3"}, {"dim_y", "4"}};
 const Index kDx = 3, kDy = 4;
+const ParamMap kNestSteps{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma_in", "0.1"}, {"gamma_out", "0.1"}};
 const ParamMap kAdaSteps{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma", "0.1"}, {"lambda", "0.5"}};
 
 std::shared_ptr<const BilevelProblem> quad(const ParamMap& params = kQuad) {
@@ -91,6 +92,11 @@ TEST_CASE("bilevel: every solver decreases ||grad F|| on the quadratic, full par
       // Local Neumann too: AdaFBiO stalls at the zero of its surrogate field, not at x* (spec
       // 004 §6.3 item 9), here at about a quarter of the start.
       {"adafbio", {kAdaSteps, 2}},
+      // FedNest's global Neumann series estimates the global hypergradient (x50); FedMBO and
+      // LFedNest use local series and stall at their surrogate's zero, like AdaFBiO.
+      {"fednest", {kNestSteps, 50}},
+      {"lfednest", {kNestSteps, 3}},
+      {"fedmbo", {{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma_x", "0.1"}, {"gamma_y", "0.1"}}, 3}},
       {"adafbio-nonadaptive", {kAdaSteps, 2}},
   };
   for (const auto& name : fedbench::testing::solvers_of("bilevel")) {
@@ -182,4 +188,44 @@ TEST_CASE("bilevel: AdaFBiO communication per round (spec 004 §2.6) and matrix 
   ams.update(Vec::Zero(kDx), v);  // AMSGrad never shrinks A
   CHECK((ams.diag_a(kDx).array() >= first.array()).all());
   CHECK((ams.diag_a(kDx).array() >= 0.3).all());
+}
+
+TEST_CASE("bilevel: with one client FedNest, LFedNest and FedMBO (exact oracles) reach the same point") {
+  // One client: global and local Neumann series coincide, so the three double-loop methods
+  // share their fixed point x with grad F(x) = the truncation bias of Q terms.
+  const ParamMap one{{"clients", "1"}, {"samples", "6"}, {"dim_x", "3"}, {"dim_y", "4"}};
+  const auto p = quad(one);
+  ParamMap nest = kNestSteps, mbo{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma_x", "0.1"}, {"gamma_y", "0.1"}};
+  nest["batch_size"] = mbo["batch_size"] = "0";
+  std::vector<double> ends;
+  for (const auto& [name, params] : std::vector<std::pair<std::string, ParamMap>>{
+           {"fednest", nest}, {"lfednest", nest}, {"fedmbo", mbo}}) {
+    CAPTURE(name);
+    RunSpec spec{name, params, 2000};
+    spec.eval_every = 2000;
+    const auto t = fedbench::testing::run(p, "bilevel-quadratic", one, spec);
+    ends.push_back(metric(t, *p, "hypergrad_norm"));
+    CHECK(ends.back() < 1e-4 * metric(t, *p, "hypergrad_norm", false));
+  }
+  CHECK(ends[1] == doctest::Approx(ends[0]).epsilon(1e-6));
+  CHECK(ends[2] == doctest::Approx(ends[0]).epsilon(1e-6));
+}
+
+TEST_CASE("bilevel: FedNest, LFedNest and FedMBO exchanges, floats and second-order calls per round") {
+  const std::int64_t rounds = 4, M = 4, Q = 5;
+  const auto nest = run_quad({"fednest", {}, rounds}).rows.back();
+  CHECK(nest.comm.exchanges == rounds * (2 + Q + 2));  // 2 T_in + Q + 2
+  CHECK(nest.comm.floats_up == rounds * M * ((Q + 2) * kDy + 2 * kDx));
+  CHECK(nest.comm.floats_down == rounds * M * (2 * kDx + (Q + 3) * kDy));
+  CHECK(nest.oracle[OracleKind::hvp] == rounds * M * (Q - 1));
+  CHECK(nest.oracle[OracleKind::jvp] == rounds * M);
+  for (const char* name : {"lfednest", "fedmbo"}) {
+    CAPTURE(name);
+    const auto t = run_quad({name, {}, rounds}).rows.back();
+    CHECK(t.comm.exchanges == rounds * 2);
+    CHECK(t.comm.floats_up == rounds * M * (kDy + kDx));          // y_i; then x_i or h_i
+    CHECK(t.comm.floats_down == rounds * M * (kDx + 2 * kDy));    // (x, y); then y
+    CHECK(t.oracle[OracleKind::hvp] == rounds * M * (Q - 1));     // deterministic sum
+    CHECK(t.oracle[OracleKind::jvp] == rounds * M);
+  }
 }

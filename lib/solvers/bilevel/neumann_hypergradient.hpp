@@ -45,6 +45,13 @@ class NeumannHypergradient {
 
   //! out = HG at z = (x, y) on the current draw (size dim_x).
   void evaluate(BilevelOracle& o, const Vec& z, Vec& out) {
+    correction(o, z, jv_);
+    o.upper_grad_x(upper_, z, out);
+    out -= jv_;
+  }
+  //! out = grad^2_xy g(zeta_0) [Neumann approximation of H^-1] grad_y f(xi): the second-order
+  //! part of HG, which FedNest-style methods freeze while x moves locally.
+  void correction(BilevelOracle& o, const Vec& z, Vec& out) {
     o.upper_grad_y(upper_, z, r_);
     if (s_.randomized) {
       for (int i = 1; i <= k_; ++i) neumann_step(o, z, i);
@@ -57,10 +64,10 @@ class NeumannHypergradient {
       }
       v_ *= s_.theta;
     }
-    o.lower_jvp(lower_[0], z, v_, jv_);
-    o.upper_grad_x(upper_, z, out);
-    out -= jv_;
+    o.lower_jvp(lower_[0], z, v_, out);
   }
+  //! The minibatch xi of the current draw.
+  std::span<const Index> xi() const { return upper_; }
 
  private:
   static void copy(std::span<const Index> from, std::vector<Index>& to) { to.assign(from.begin(), from.end()); }
