@@ -185,7 +185,9 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star) const {
 }
 
 std::vector<std::string> BilevelProblem::core_metric_names() const {
-  return {"upper_value", "hyper_objective", "hypergrad_norm", "lower_gap"};
+  std::vector<std::string> names{"upper_value", "hyper_objective", "hypergrad_norm", "lower_gap"};
+  for (auto& n : solution_metric_names()) names.push_back(std::move(n));
+  return names;
 }
 
 void BilevelProblem::core_metrics(const Vec& z, std::span<double> out) const {
@@ -196,6 +198,7 @@ void BilevelProblem::core_metrics(const Vec& z, std::span<double> out) const {
   out[1] = global_upper_value(z_star);
   out[2] = hypergradient(x, y_star).norm();
   out[3] = global_lower_value(z) - global_lower_value(z_star);
+  solution_metrics(z, y_star, out.subspan(4));
 }
 
 }  // namespace fedbench

@@ -79,9 +79,13 @@ class BilevelProblem : public Problem {
   virtual double do_lower_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
 
   //! upper_value f(x, y) at the model; hyper_objective F(x) = f(x, y*(x)); hypergrad_norm
-  //! ||grad F(x)||; lower_gap g(x, y) - g(x, y*(x)).
-  std::vector<std::string> core_metric_names() const override;
-  void core_metrics(const Vec& z, std::span<double> out) const override;
+  //! ||grad F(x)||; lower_gap g(x, y) - g(x, y*(x)); then the problem's solution metrics.
+  std::vector<std::string> core_metric_names() const final;
+  void core_metrics(const Vec& z, std::span<double> out) const final;
+  //! A problem's own metrics, given the exact y*(x) of the model's x (solved once per
+  //! evaluation for all metrics): test accuracy of y*(x), of the model's y, ...
+  virtual std::vector<std::string> solution_metric_names() const { return {}; }
+  virtual void solution_metrics(const Vec& /*z*/, const Vec& /*y_star*/, std::span<double> /*out*/) const {}
   std::string preferred_metric() const override { return "hypergrad_norm"; }
 
   //! z with the same x and y replaced (a helper for problems' own metrics).

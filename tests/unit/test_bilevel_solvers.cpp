@@ -229,3 +229,25 @@ TEST_CASE("bilevel: FedNest, LFedNest and FedMBO exchanges, floats and second-or
     CHECK(t.oracle[OracleKind::jvp] == rounds * M);
   }
 }
+
+TEST_CASE("bilevel: every bilevel solver runs on every bilevel problem") {
+  const std::map<std::string, ParamMap> small{
+      {"bilevel-quadratic", kQuad},
+      {"hyper-logreg", {{"dataset", "heart"}, {"clients", "3"}}},
+      {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "3"}}},
+      {"hyper-representation", {{"dataset", "heart"}, {"hidden", "4"}, {"clients", "3"}}}};
+  for (const auto& problem : problem_registry().names()) {
+    if (problem_registry().get(problem).family != "bilevel") continue;
+    CAPTURE(problem);
+    REQUIRE(small.count(problem));  // a new bilevel problem must be added here
+    const auto p = fedbench::testing::bilevel_problem(problem, small.at(problem));
+    for (const auto& solver : fedbench::testing::solvers_of("bilevel")) {
+      CAPTURE(solver);
+      RunSpec spec{solver, {}, 6};
+      spec.eval_every = 6;
+      const auto t = fedbench::testing::run(p, problem, small.at(problem), spec);
+      CHECK(t.summary.status() == "ok");
+      for (double v : t.rows.back().metrics) CHECK(std::isfinite(v));
+    }
+  }
+}
