@@ -25,7 +25,6 @@
 // model's W, and the fraction of corrupted / clean training rows with sigma(x_j) < 0.5 (the
 // recall and false-positive rate of flagging corrupted samples, §3.3).
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -34,6 +33,8 @@
 #include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/client_rows.hpp"
+#include "problems/client_split.hpp"
+#include "problems/softmax_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -68,21 +69,20 @@ class DataHypercleaning : public BilevelProblem {
     if (data.classes < 2)
       throw UserError("problem data-hypercleaning: dataset " + p.dataset + " is not labelled; choose a classification set");
     classes_ = data.classes;
-    subsample(data, p, seed);
+    keep_random_rows(data.train_X, data.train_y, p.rows, seed, "data-hypercleaning", p.dataset + " (besides its test set)");
     X_ = std::move(data.train_X);
     test_X_ = std::move(data.test_X);
     labels_ = std::move(data.train_y);
     test_labels_ = std::move(data.test_y);
     d_ = X_.cols;
     assign_clients(p, seed);
-    store_by_client();
+    std::vector<std::vector<Index>*> lists;  // client 0's training rows, client 1's, ..., then validation
+    for (auto* part : {&train_, &validation_})
+      for (auto& rows : *part) lists.push_back(&rows);
+    store_in_order(X_, labels_, lists);
     corrupt(p.corruption, seed);
-    std::vector<Index> lower, upper;
-    for (int i = 0; i < p.clients; ++i) {
-      lower.push_back(static_cast<Index>(train_[i].size()));
-      upper.push_back(static_cast<Index>(validation_[i].size()));
-    }
-    set_bilevel_shape(static_cast<Index>(corrupted_.size()), (d_ + 1) * classes_, lower, upper);
+    set_bilevel_shape(static_cast<Index>(corrupted_.size()), (d_ + 1) * classes_, ClientSplit::sizes(train_),
+                      ClientSplit::sizes(validation_));
   }
 
   std::string problem_class() const override {
@@ -230,27 +230,16 @@ class DataHypercleaning : public BilevelProblem {
     return static_cast<double>(s.empty() ? static_cast<Index>(train_[i].size()) : static_cast<Index>(s.size()));
   }
 
-  // Newton-CG and the hypergradient's CG apply a client's full-batch Hessian many times at
-  // one z: its rows' softmax probabilities are kept per thread for the last such z.
-  struct HessianCache {
-    std::uint64_t instance = 0;
-    Vec z;
-    std::vector<double> prob;  // training rows x C
-  };
+  //! Softmax probabilities of client i's training rows at z (rows x C), kept per thread.
   const double* full_batch_probabilities(int i, const Vec& z) const {
-    thread_local std::vector<HessianCache> caches;
-    caches.resize(std::max(caches.size(), train_.size()));
-    HessianCache& cache = caches[static_cast<std::size_t>(i)];
-    if (cache.instance == instance_ && cache.z.size() == z.size() && cache.z == z) return cache.prob.data();
-    cache.instance = instance_;
-    cache.z = z;
-    cache.prob.resize(train_[i].size() * static_cast<std::size_t>(classes_));
-    Vec& prob = scratch().prob;
-    for (std::size_t j = 0; j < train_[i].size(); ++j) {
-      row_loss(X_, train_[i][j], label(train_[i][j]), w_of(z), prob);
-      std::copy(prob.data(), prob.data() + classes_, cache.prob.data() + j * static_cast<std::size_t>(classes_));
-    }
-    return cache.prob.data();
+    return hessian_cache_.at(i, z, train_.size(), [&](std::vector<double>& prob) {
+      prob.resize(train_[i].size() * static_cast<std::size_t>(classes_));
+      Vec& row_prob = scratch().prob;
+      for (std::size_t j = 0; j < train_[i].size(); ++j) {
+        row_loss(X_, train_[i][j], label(train_[i][j]), w_of(z), row_prob);
+        std::copy(row_prob.data(), row_prob.data() + classes_, prob.data() + j * static_cast<std::size_t>(classes_));
+      }
+    }).data();
   }
 
   //! fn(dataset row, index of its weight in x) over client i's training batch.
@@ -273,12 +262,7 @@ class DataHypercleaning : public BilevelProblem {
   //! Softmax probabilities in prob; returns CE at class `cls`.
   double row_loss(const datasets::CsrMatrix& X, Index row, Index cls, const double* w, Vec& prob) const {
     logits(X, row, w, prob);
-    const double label_logit = prob(cls);
-    const double top = prob.maxCoeff();
-    prob = (prob.array() - top).exp();
-    const double norm = prob.sum();
-    prob /= norm;
-    return top + std::log(norm) - label_logit;
+    return softmax_cross_entropy(prob.data(), classes_, cls);
   }
   //! out += scale * a~ r^T (feature-major).
   void add_outer(const datasets::CsrMatrix& X, Index row, double scale, const Vec& r, Vec& out) const {
@@ -299,21 +283,6 @@ class DataHypercleaning : public BilevelProblem {
     const double n = static_cast<double>(test_X_.rows);
     if (loss) *loss = total / n;
     return right / n;
-  }
-
-  //! Keeps `rows` seeded random rows of the train file (training + validation pool).
-  static void subsample(datasets::TrainTest& data, const Params& p, std::uint64_t seed) {
-    const Index n = data.train_X.rows;
-    if (p.rows > n)
-      throw UserError("problem data-hypercleaning: rows = " + std::to_string(p.rows) + " but " + p.dataset +
-                      " has " + std::to_string(n) + " rows besides its test set; lower rows (0: all)");
-    if (p.rows == 0 || p.rows == n) return;
-    const auto kept = datasets::split_rows(n, static_cast<double>(n - p.rows) / static_cast<double>(n), 0,
-                                           mix64(seed ^ hash_name("rows"))).train;
-    std::vector<double> labels;
-    for (Index r : kept) labels.push_back(data.train_y[r]);
-    data.train_X = datasets::take_rows(data.train_X, kept);
-    data.train_y = std::move(labels);
   }
 
   //! Partition of the pool over clients, then each client's validation / training split.
@@ -338,22 +307,6 @@ class DataHypercleaning : public BilevelProblem {
     }
   }
 
-  //! Reorders X_ as client 0's training rows, client 1's, ..., then the validation rows
-  //! likewise, so that full local batches stream through memory.
-  void store_by_client() {
-    std::vector<Index> order;
-    for (auto* part : {&train_, &validation_})
-      for (auto& rows : *part)
-        for (Index& r : rows) {
-          order.push_back(r);
-          r = static_cast<Index>(order.size()) - 1;
-        }
-    X_ = datasets::take_rows(X_, order);
-    std::vector<double> labels;
-    for (Index r : order) labels.push_back(labels_[r]);
-    labels_ = std::move(labels);
-  }
-
   //! Label noise on training rows only, in (client, row) order: p_c, another class uniformly.
   void corrupt(double rate, std::uint64_t seed) {
     Stream rng(seed, "data-hypercleaning-corruption");
@@ -375,11 +328,7 @@ class DataHypercleaning : public BilevelProblem {
   datasets::Partition train_, validation_;     // per client: rows of X_
   std::vector<Index> x_offset_;                // client i's weights: x(x_offset_[i] + j)
   std::vector<bool> corrupted_;                // per entry of x
-  std::uint64_t instance_ = next_instance();   // identifies this instance in thread-local caches
-  static std::uint64_t next_instance() {
-    static std::atomic<std::uint64_t> counter{0};
-    return ++counter;
-  }
+  FullBatchCache<DataHypercleaning, std::vector<double>> hessian_cache_;
 };
 
 FEDBENCH_REGISTER_PROBLEM(DataHypercleaning, "data-hypercleaning",

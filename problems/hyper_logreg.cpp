@@ -23,16 +23,13 @@
 // mu_g and the smoothness bound are declared at x0 = 0 (the initial point).
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "core/error.hpp"
-#include "core/random.hpp"
-#include "datasets/partition.hpp"
-#include "datasets/registry.hpp"
-#include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/client_rows.hpp"
+#include "problems/client_split.hpp"
+#include "problems/softmax_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -58,38 +55,22 @@ class HyperLogreg : public BilevelProblem {
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of split and partition");
   }
 
-  explicit HyperLogreg(const Params& p) {
-    const auto& info = datasets::dataset_info(p.dataset);
-    if (info.classes < 2)
-      throw UserError("problem hyper-logreg: dataset " + p.dataset + " is not labelled; choose a classification set");
-    if (p.model == "logistic" && info.classes != 2)
+  explicit HyperLogreg(const Params& p) : data_(split_over_clients(split_request("hyper-logreg", p))) {
+    if (p.model == "logistic" && data_.classes != 2)
       throw UserError("problem hyper-logreg: model = logistic needs a binary dataset, " + p.dataset + " has " +
-                      std::to_string(info.classes) + " classes; use model=softmax");
-    classes_ = info.classes;
+                      std::to_string(data_.classes) + " classes; use model=softmax");
+    classes_ = data_.classes;
     columns_ = p.model == "logistic" ? 1 : classes_;
-    const std::uint64_t seed = static_cast<std::uint64_t>(p.partition_seed);
-    const datasets::Split split = load(info, p, seed);
-    d_ = X_.cols;
+    d_ = data_.X.cols;
     reg_scale_ = 1.0 / static_cast<double>(columns_ * d_);
-
-    const auto scheme = datasets::PartitionScheme::parse(p.partition);
-    train_ = spread(split.train, p.clients, scheme, seed);
-    validation_ = spread(split.validation, p.clients, scheme, seed + 1);
-    test_rows_ = split.test;
-    store_by_client();
-    std::vector<Index> lower, upper;
-    for (int i = 0; i < p.clients; ++i) {
-      lower.push_back(static_cast<Index>(train_[i].size()));
-      upper.push_back(static_cast<Index>(validation_[i].size()));
-    }
-    set_bilevel_shape(d_, d_ * columns_, lower, upper);
+    set_bilevel_shape(d_, d_ * columns_, ClientSplit::sizes(data_.train), ClientSplit::sizes(data_.validation));
   }
 
   std::string problem_class() const override {
     return "bilevel: UL nonconvex in x, LL strongly convex in y (modulus (2/(cd)) min_q exp(x_q))";
   }
   std::optional<ClientLabels> client_labels() const override {
-    return client_label_histograms(train_, labels_);  // of the lower-level (training) rows
+    return client_label_histograms(data_.train, data_.labels);  // of the lower-level (training) rows
   }
 
  protected:
@@ -98,7 +79,7 @@ class HyperLogreg : public BilevelProblem {
   }
   void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     out.setZero();
-    const Index n = for_each_row(validation_[i], s, [&](Index row) { add_loss_gradient(row, y_of(z), out); });
+    const Index n = for_each_row(data_.validation[i], s, [&](Index row) { add_loss_gradient(row, y_of(z), out); });
     out /= static_cast<double>(n);
   }
   void do_lower_grad_x(int, std::span<const Index>, const Vec& z, Vec& out) const override {
@@ -112,7 +93,7 @@ class HyperLogreg : public BilevelProblem {
   void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     out.setZero();
     const double* y = y_of(z);
-    const Index n = for_each_row(train_[i], s, [&](Index row) { add_loss_gradient(row, y, out); });
+    const Index n = for_each_row(data_.train[i], s, [&](Index row) { add_loss_gradient(row, y, out); });
     out /= static_cast<double>(n);
     for (Index q = 0; q < d_; ++q) {  // grad_y R = (2/(cd)) diag(e^x) y
       const double w = 2 * reg_scale_ * std::exp(z(q));
@@ -130,7 +111,7 @@ class HyperLogreg : public BilevelProblem {
       for (Index c = 0; c < classes_; ++c) sc.direction[c] = prob[c] * (sc.direction[c] - mean);
       add_row_outer(row, sc.direction.data(), out);
     };
-    const auto& rows = train_[i];
+    const auto& rows = data_.train[i];
     if (s.empty()) {
       const double* prob = full_batch_probabilities(i, z);
       for (std::size_t j = 0; j < rows.size(); ++j) add_row(rows[j], prob + j * static_cast<std::size_t>(classes_));
@@ -155,7 +136,7 @@ class HyperLogreg : public BilevelProblem {
     }
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
-    return mean_loss(validation_[i], s, y_of(z));
+    return mean_loss(data_.validation[i], s, y_of(z));
   }
   double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
     const double* y = y_of(z);
@@ -165,16 +146,16 @@ class HyperLogreg : public BilevelProblem {
       for (Index k = 0; k < columns_; ++k) sq += y[q * columns_ + k] * y[q * columns_ + k];
       reg += std::exp(z(q)) * sq;
     }
-    return mean_loss(train_[i], s, y) + reg_scale_ * reg;
+    return mean_loss(data_.train[i], s, y) + reg_scale_ * reg;
   }
 
   Constants compute_constants() const override {
     Constants k;
     double row_norm_max = 0;
-    for (const auto& client : train_)
+    for (const auto& client : data_.train)
       for (Index row : client) {
         double sq = 0;
-        for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) sq += X_.val[e] * X_.val[e];
+        for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) sq += data_.X.val[e] * data_.X.val[e];
         row_norm_max = std::max(row_norm_max, sq);
       }
     // lambda_max(diag(pi) - pi pi^T) <= 1/2 (softmax), pi(1 - pi) <= 1/4 (logistic)
@@ -194,11 +175,11 @@ class HyperLogreg : public BilevelProblem {
   }
 
   std::vector<std::string> solution_metric_names() const override {
-    if (test_rows_.empty()) return {};
+    if (data_.test_rows.empty()) return {};
     return {"test_accuracy", "test_loss", "model_test_accuracy"};
   }
   void solution_metrics(const Vec& z, const Vec& y_star, std::span<double> out) const override {
-    if (test_rows_.empty()) return;
+    if (data_.test_rows.empty()) return;
     double loss = 0;
     out[0] = test_accuracy(y_star.data(), &loss);
     out[1] = loss;
@@ -216,28 +197,17 @@ class HyperLogreg : public BilevelProblem {
     return s;
   }
   const double* y_of(const Vec& z) const { return z.data() + d_; }
-  Index label(Index row) const { return static_cast<Index>(labels_[row]); }
+  Index label(Index row) const { return static_cast<Index>(data_.labels[row]); }
   //! Class of the model's first column (1 for logistic: class 0's logit is fixed at 0).
   Index first_free() const { return classes_ - columns_; }
 
-  // Newton-CG and the hypergradient's CG apply a client's full-batch Hessian many times at
-  // one z: its rows' softmax probabilities are kept per thread for the last such z.
-  struct HessianCache {
-    std::uint64_t instance = 0;
-    Vec z;
-    std::vector<double> prob;  // training rows x c
-  };
+  //! Softmax probabilities of client i's training rows at z (rows x c), kept per thread.
   const double* full_batch_probabilities(int i, const Vec& z) const {
-    thread_local std::vector<HessianCache> caches;
-    caches.resize(std::max(caches.size(), train_.size()));
-    HessianCache& cache = caches[static_cast<std::size_t>(i)];
-    if (cache.instance == instance_ && cache.z.size() == z.size() && cache.z == z) return cache.prob.data();
-    cache.instance = instance_;
-    cache.z = z;
-    cache.prob.resize(train_[i].size() * static_cast<std::size_t>(classes_));
-    for (std::size_t j = 0; j < train_[i].size(); ++j)
-      row_loss(train_[i][j], y_of(z), cache.prob.data() + j * static_cast<std::size_t>(classes_));
-    return cache.prob.data();
+    return hessian_cache_.at(i, z, data_.train.size(), [&](std::vector<double>& prob) {
+      prob.resize(data_.train[i].size() * static_cast<std::size_t>(classes_));
+      for (std::size_t j = 0; j < data_.train[i].size(); ++j)
+        row_loss(data_.train[i][j], y_of(z), prob.data() + j * static_cast<std::size_t>(classes_));
+    }).data();
   }
 
   // Row kernels on raw arrays: the hot path of every oracle (c is small, often 2).
@@ -245,31 +215,25 @@ class HyperLogreg : public BilevelProblem {
   void row_logits(Index row, const double* w, double* logits) const {
     std::fill(logits, logits + classes_, 0.0);
     double* __restrict free = logits + first_free();
-    for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) {
-      const double a = X_.val[e];
-      const double* __restrict wq = w + Index{X_.col[e]} * columns_;
+    for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) {
+      const double a = data_.X.val[e];
+      const double* __restrict wq = w + Index{data_.X.col[e]} * columns_;
       for (Index k = 0; k < columns_; ++k) free[k] += a * wq[k];
     }
   }
   //! out += a r^T of a row on the free columns (r indexed by class).
   void add_row_outer(Index row, const double* r, Vec& out) const {
     const double* free = r + first_free();
-    for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) {
-      const double a = X_.val[e];
-      double* oq = out.data() + Index{X_.col[e]} * columns_;
+    for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) {
+      const double a = data_.X.val[e];
+      double* oq = out.data() + Index{data_.X.col[e]} * columns_;
       for (Index k = 0; k < columns_; ++k) oq[k] += a * free[k];
     }
   }
   //! Softmax probabilities of a row in prob (size c); returns CE at the row's label.
   double row_loss(Index row, const double* y, double* prob) const {
     row_logits(row, y, prob);
-    const double label_logit = prob[label(row)];
-    const double top = *std::max_element(prob, prob + classes_);
-    double norm = 0;
-    for (Index c = 0; c < classes_; ++c) norm += (prob[c] = std::exp(prob[c] - top));
-    const double inverse = 1.0 / norm;
-    for (Index c = 0; c < classes_; ++c) prob[c] *= inverse;
-    return top + std::log(norm) - label_logit;
+    return softmax_cross_entropy(prob, classes_, label(row));
   }
 
   //! out += grad_y CE of a row = a (pi - e_b)^T on the free columns.
@@ -290,86 +254,19 @@ class HyperLogreg : public BilevelProblem {
   double test_accuracy(const double* y, double* loss) const {
     double* prob = scratch(classes_).prob.data();
     double right = 0, total = 0;
-    for (Index row : test_rows_) {
+    for (Index row : data_.test_rows) {
       total += row_loss(row, y, prob);
       right += std::max_element(prob, prob + classes_) - prob == label(row);
     }
-    const double n = static_cast<double>(test_rows_.size());
+    const double n = static_cast<double>(data_.test_rows.size());
     if (loss) *loss = total / n;
     return right / n;
   }
 
-  //! Reads the file, keeps `rows` seeded random rows, and splits test / validation / train.
-  datasets::Split load(const datasets::DatasetInfo& info, const Params& p, std::uint64_t seed) {
-    auto data = datasets::load_data(p.dataset, p.file);
-    if (p.rows > data.X.rows)
-      throw UserError("problem hyper-logreg: rows = " + std::to_string(p.rows) + " but " + p.dataset +
-                      " (" + p.file + ") has " + std::to_string(data.X.rows) + "; lower rows (0: all)");
-    if (p.rows > 0 && p.rows < data.X.rows) {
-      const Index n = data.X.rows;
-      const auto kept = datasets::split_rows(n, static_cast<double>(n - p.rows) / static_cast<double>(n), 0,
-                                             mix64(seed ^ hash_name("rows"))).train;
-      std::vector<double> labels;
-      for (Index r : kept) labels.push_back(data.labels[r]);
-      data.X = datasets::take_rows(data.X, kept);
-      data.labels = std::move(labels);
-    }
-    X_ = std::move(data.X);
-    // Class ids 0..c-1 in the registry's encoding order (binary: -1 -> 0, +1 -> 1).
-    std::vector<double> mapped = info.labels.mapped;
-    std::sort(mapped.begin(), mapped.end());
-    for (double l : data.labels)
-      labels_.push_back(static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin()));
-    const auto split = datasets::split_rows(X_.rows, p.test_fraction,
-                                            p.validation_fraction * (1 - p.test_fraction), seed);
-    if (static_cast<Index>(split.train.size()) < p.clients || static_cast<Index>(split.validation.size()) < p.clients)
-      throw UserError("problem hyper-logreg: " + std::to_string(split.train.size()) + " training and " +
-                      std::to_string(split.validation.size()) + " validation rows cannot give each of " +
-                      std::to_string(p.clients) + " clients a row; lower clients or raise rows");
-    return split;
-  }
-
-  //! Reorders X_ as client 0's training rows, client 1's, ..., the validation rows likewise,
-  //! then the test rows, so that full local batches stream through memory.
-  void store_by_client() {
-    std::vector<Index> order;
-    const auto renumber = [&](std::vector<Index>& rows) {
-      for (Index& r : rows) {
-        order.push_back(r);
-        r = static_cast<Index>(order.size()) - 1;
-      }
-    };
-    for (auto& rows : train_) renumber(rows);
-    for (auto& rows : validation_) renumber(rows);
-    renumber(test_rows_);
-    X_ = datasets::take_rows(X_, order);
-    std::vector<double> labels;
-    for (Index r : order) labels.push_back(labels_[r]);
-    labels_ = std::move(labels);
-  }
-
-  //! Spreads a set of dataset rows over the clients (each client: dataset row indices).
-  datasets::Partition spread(const std::vector<Index>& rows, int clients,
-                             const datasets::PartitionScheme& scheme, std::uint64_t seed) const {
-    std::vector<double> labels;
-    for (Index r : rows) labels.push_back(labels_[r]);
-    datasets::Partition parts = datasets::partition_rows(labels, clients, scheme, seed);
-    for (auto& part : parts)
-      for (Index& j : part) j = rows[j];
-    return parts;
-  }
-
-  datasets::CsrMatrix X_;
-  std::vector<double> labels_;  // class id of every row of X_
-  std::vector<Index> test_rows_;
-  datasets::Partition train_, validation_;  // per client: rows of X_
+  ClientSplit data_;
   Index classes_ = 0, columns_ = 0, d_ = 0;
   double reg_scale_ = 0;  // 1/(cd)
-  std::uint64_t instance_ = next_instance();  // identifies this instance in thread-local caches
-  static std::uint64_t next_instance() {
-    static std::atomic<std::uint64_t> counter{0};
-    return ++counter;
-  }
+  FullBatchCache<HyperLogreg, std::vector<double>> hessian_cache_;
 };
 
 FEDBENCH_REGISTER_PROBLEM(HyperLogreg, "hyper-logreg",

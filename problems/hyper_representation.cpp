@@ -20,17 +20,14 @@
 // each set spread over 8 clients by the partitioner.
 // Start: W1, b1 ~ U(-1/sqrt(d), 1/sqrt(d)) (PyTorch's nn.Linear default, as FedNest's MLP), y = 0.
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
-#include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
-#include "datasets/partition.hpp"
-#include "datasets/registry.hpp"
-#include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/client_rows.hpp"
+#include "problems/client_split.hpp"
+#include "problems/softmax_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -60,26 +57,12 @@ class HyperRepresentation : public BilevelProblem {
   }
 
   explicit HyperRepresentation(const Params& p)
-      : relu_(p.activation == "relu"), ridge_(p.ridge), hidden_(p.hidden) {
-    const auto& info = datasets::dataset_info(p.dataset);
-    if (info.classes < 2)
-      throw UserError("problem hyper-representation: dataset " + p.dataset +
-                      " is not labelled; choose a classification set");
-    classes_ = info.classes;
-    const std::uint64_t seed = static_cast<std::uint64_t>(p.partition_seed);
-    const datasets::Split split = load(info, p, seed);
-    d_ = X_.cols;
-    const auto scheme = datasets::PartitionScheme::parse(p.partition);
-    train_ = spread(split.train, p.clients, scheme, seed);
-    validation_ = spread(split.validation, p.clients, scheme, seed + 1);
-    test_rows_ = split.test;
-    store_by_client();
-    std::vector<Index> lower, upper;
-    for (int i = 0; i < p.clients; ++i) {
-      lower.push_back(static_cast<Index>(train_[i].size()));
-      upper.push_back(static_cast<Index>(validation_[i].size()));
-    }
-    set_bilevel_shape(hidden_ * (d_ + 1), classes_ * (hidden_ + 1), lower, upper);
+      : relu_(p.activation == "relu"), ridge_(p.ridge), hidden_(p.hidden),
+        data_(split_over_clients(split_request("hyper-representation", p))) {
+    classes_ = data_.classes;
+    d_ = data_.X.cols;
+    set_bilevel_shape(hidden_ * (d_ + 1), classes_ * (hidden_ + 1), ClientSplit::sizes(data_.train),
+                      ClientSplit::sizes(data_.validation));
     start_ = Vec::Zero(dim());
     Stream rng(static_cast<std::uint64_t>(p.instance_seed), "hyper-representation-init");
     const double bound = 1.0 / std::sqrt(static_cast<double>(d_));
@@ -91,21 +74,21 @@ class HyperRepresentation : public BilevelProblem {
   }
   Vec initial_point() const override { return start_; }
   std::optional<ClientLabels> client_labels() const override {
-    return client_label_histograms(train_, labels_);  // of the lower-level (training) rows
+    return client_label_histograms(data_.train, data_.labels);  // of the lower-level (training) rows
   }
 
  protected:
   void do_upper_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    loss_gradient_x(validation_[i], s, z, out);
+    loss_gradient_x(data_.validation[i], s, z, out);
   }
   void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    loss_gradient_y(validation_[i], s, z, out);
+    loss_gradient_y(data_.validation[i], s, z, out);
   }
   void do_lower_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    loss_gradient_x(train_[i], s, z, out);  // the ridge on y has no x
+    loss_gradient_x(data_.train[i], s, z, out);  // the ridge on y has no x
   }
   void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    loss_gradient_y(train_[i], s, z, out);
+    loss_gradient_y(data_.train[i], s, z, out);
     out += ridge_ * z.tail(dim_y());
   }
   void do_lower_hvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const override {
@@ -116,7 +99,7 @@ class HyperRepresentation : public BilevelProblem {
       curvature_times(v, hid, prob, sc.curv);
       add_head_outer(sc.curv, hid, out);
     };
-    const auto& rows = train_[i];
+    const auto& rows = data_.train[i];
     if (s.empty()) {
       const Mat& features = full_batch_features(i, z);
       for (std::size_t j = 0; j < rows.size(); ++j) {
@@ -136,7 +119,7 @@ class HyperRepresentation : public BilevelProblem {
     out.setZero();
     Scratch& sc = scratch();
     const Eigen::Map<const Mat> P(v.data(), classes_, hidden_);
-    const Index n = for_each_row(train_[i], s, [&](Index row) {
+    const Index n = for_each_row(data_.train[i], s, [&](Index row) {
       // grad_x <grad_y CE, V>: r = P^T (pi - e) + Y^T (diag(pi) - pi pi^T)(P h + P_c), back
       // through phi to (W1, b1) (spec 004 §6.1)
       forward(row, z, sc);
@@ -149,10 +132,10 @@ class HyperRepresentation : public BilevelProblem {
     out /= static_cast<double>(n);
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
-    return mean_loss(validation_[i], s, z);
+    return mean_loss(data_.validation[i], s, z);
   }
   double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
-    return mean_loss(train_[i], s, z) + 0.5 * ridge_ * z.tail(dim_y()).squaredNorm();
+    return mean_loss(data_.train[i], s, z) + 0.5 * ridge_ * z.tail(dim_y()).squaredNorm();
   }
 
   Constants compute_constants() const override {
@@ -166,11 +149,11 @@ class HyperRepresentation : public BilevelProblem {
   }
 
   std::vector<std::string> solution_metric_names() const override {
-    if (test_rows_.empty()) return {};
+    if (data_.test_rows.empty()) return {};
     return {"test_accuracy", "test_loss", "model_test_accuracy"};
   }
   void solution_metrics(const Vec& z, const Vec& y_star, std::span<double> out) const override {
-    if (test_rows_.empty()) return;
+    if (data_.test_rows.empty()) return;
     const Vec z_star = with_y(z, y_star);
     out[0] = test_accuracy(z_star, &out[1]);
     out[2] = test_accuracy(z, nullptr);
@@ -184,24 +167,20 @@ class HyperRepresentation : public BilevelProblem {
     thread_local Scratch s;
     return s;
   }
-  Index label(Index row) const { return static_cast<Index>(labels_[row]); }
+  Index label(Index row) const { return static_cast<Index>(data_.labels[row]); }
   Eigen::Map<const Mat> head(const Vec& z) const { return {z.data() + dim_x(), classes_, hidden_}; }
 
   //! pre, hid, prob of a row at z; returns CE at the row's label.
   double forward(Index row, const Vec& z, Scratch& sc) const {
     const double* w1 = z.data();
     sc.pre = z.segment(hidden_ * d_, hidden_);  // b1
-    for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e)
-      sc.pre += X_.val[e] * Eigen::Map<const Vec>(w1 + Index{X_.col[e]} * hidden_, hidden_);
+    for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e)
+      sc.pre += data_.X.val[e] * Eigen::Map<const Vec>(w1 + Index{data_.X.col[e]} * hidden_, hidden_);
     if (relu_) sc.hid = sc.pre.cwiseMax(0.0);
     else sc.hid = sc.pre.array().tanh().matrix();
     sc.prob.noalias() = head(z) * sc.hid;
     sc.prob += z.tail(classes_);
-    const double top = sc.prob.maxCoeff(), label_logit = sc.prob(label(row));
-    sc.prob = (sc.prob.array() - top).exp();
-    const double norm = sc.prob.sum();
-    sc.prob /= norm;
-    return top + std::log(norm) - label_logit;
+    return softmax_cross_entropy(sc.prob.data(), classes_, label(row));
   }
 
   //! curv = (diag(pi) - pi pi^T)(P h + P_c) for V = (P, P_c), at a row's features h and pi.
@@ -224,32 +203,21 @@ class HyperRepresentation : public BilevelProblem {
     if (relu_) sc.back = (sc.pre.array() > 0).select(sc.back, 0.0);
     else sc.back = (sc.back.array() * (1.0 - sc.hid.array().square())).matrix();
     out.segment(hidden_ * d_, hidden_) += sc.back;
-    for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e)
-      out.segment(Index{X_.col[e]} * hidden_, hidden_) += X_.val[e] * sc.back;
+    for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e)
+      out.segment(Index{data_.X.col[e]} * hidden_, hidden_) += data_.X.val[e] * sc.back;
   }
 
-  // Newton-CG and the hypergradient's CG apply a client's full-batch Hessian many times at
-  // one z: its rows' features h and softmax pi (columns (h; pi)) are kept per thread for the
-  // last such z, which saves the forward pass (most of an HVP's cost).
-  struct HessianCache {
-    std::uint64_t instance = 0;
-    Vec z;
-    Mat features;  // (H + C) x training rows
-  };
+  //! Features h and softmax pi of client i's training rows at z, as columns (h; pi), kept
+  //! per thread: they save the forward pass, most of an HVP's cost.
   const Mat& full_batch_features(int i, const Vec& z) const {
-    thread_local std::vector<HessianCache> caches;
-    caches.resize(std::max(caches.size(), train_.size()));
-    HessianCache& cache = caches[static_cast<std::size_t>(i)];
-    if (cache.instance == instance_ && cache.z.size() == z.size() && cache.z == z) return cache.features;
-    cache.instance = instance_;
-    cache.z = z;
-    cache.features.resize(hidden_ + classes_, static_cast<Index>(train_[i].size()));
-    Scratch& sc = scratch();
-    for (std::size_t j = 0; j < train_[i].size(); ++j) {
-      forward(train_[i][j], z, sc);
-      cache.features.col(static_cast<Index>(j)) << sc.hid, sc.prob;
-    }
-    return cache.features;
+    return hessian_cache_.at(i, z, data_.train.size(), [&](Mat& features) {
+      features.resize(hidden_ + classes_, static_cast<Index>(data_.train[i].size()));
+      Scratch& sc = scratch();
+      for (std::size_t j = 0; j < data_.train[i].size(); ++j) {
+        forward(data_.train[i][j], z, sc);
+        features.col(static_cast<Index>(j)) << sc.hid, sc.prob;
+      }
+    });
   }
 
   //! out = batch mean of grad_(W1, b1) CE: back-propagation of Y^T (pi - e) through phi.
@@ -286,90 +254,23 @@ class HyperRepresentation : public BilevelProblem {
   double test_accuracy(const Vec& z, double* loss) const {
     Scratch& sc = scratch();
     double right = 0, total = 0;
-    for (Index row : test_rows_) {
+    for (Index row : data_.test_rows) {
       total += forward(row, z, sc);
       Index best = 0;
       sc.prob.maxCoeff(&best);
       right += best == label(row);
     }
-    const double n = static_cast<double>(test_rows_.size());
+    const double n = static_cast<double>(data_.test_rows.size());
     if (loss) *loss = total / n;
     return right / n;
-  }
-
-  //! Reads the file, keeps `rows` seeded random rows, and splits test / validation / train.
-  datasets::Split load(const datasets::DatasetInfo& info, const Params& p, std::uint64_t seed) {
-    auto data = datasets::load_data(p.dataset, p.file);
-    if (p.rows > data.X.rows)
-      throw UserError("problem hyper-representation: rows = " + std::to_string(p.rows) + " but " + p.dataset +
-                      " (" + p.file + ") has " + std::to_string(data.X.rows) + "; lower rows (0: all)");
-    if (p.rows > 0 && p.rows < data.X.rows) {
-      const Index n = data.X.rows;
-      const auto kept = datasets::split_rows(n, static_cast<double>(n - p.rows) / static_cast<double>(n), 0,
-                                             mix64(seed ^ hash_name("rows"))).train;
-      std::vector<double> labels;
-      for (Index r : kept) labels.push_back(data.labels[r]);
-      data.X = datasets::take_rows(data.X, kept);
-      data.labels = std::move(labels);
-    }
-    X_ = std::move(data.X);
-    // Class ids 0..C-1 in the registry's encoding order.
-    std::vector<double> mapped = info.labels.mapped;
-    std::sort(mapped.begin(), mapped.end());
-    for (double l : data.labels)
-      labels_.push_back(static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin()));
-    const auto split = datasets::split_rows(X_.rows, p.test_fraction,
-                                            p.validation_fraction * (1 - p.test_fraction), seed);
-    if (static_cast<Index>(split.train.size()) < p.clients || static_cast<Index>(split.validation.size()) < p.clients)
-      throw UserError("problem hyper-representation: " + std::to_string(split.train.size()) + " training and " +
-                      std::to_string(split.validation.size()) + " validation rows cannot give each of " +
-                      std::to_string(p.clients) + " clients a row; lower clients or raise rows");
-    return split;
-  }
-
-  //! Reorders X_ as client 0's training rows, client 1's, ..., the validation rows likewise,
-  //! then the test rows, so that full local batches stream through memory.
-  void store_by_client() {
-    std::vector<Index> order;
-    const auto renumber = [&](std::vector<Index>& rows) {
-      for (Index& r : rows) {
-        order.push_back(r);
-        r = static_cast<Index>(order.size()) - 1;
-      }
-    };
-    for (auto& rows : train_) renumber(rows);
-    for (auto& rows : validation_) renumber(rows);
-    renumber(test_rows_);
-    X_ = datasets::take_rows(X_, order);
-    std::vector<double> labels;
-    for (Index r : order) labels.push_back(labels_[r]);
-    labels_ = std::move(labels);
-  }
-
-  //! Spreads a set of dataset rows over the clients (each client: dataset row indices).
-  datasets::Partition spread(const std::vector<Index>& rows, int clients,
-                             const datasets::PartitionScheme& scheme, std::uint64_t seed) const {
-    std::vector<double> labels;
-    for (Index r : rows) labels.push_back(labels_[r]);
-    datasets::Partition parts = datasets::partition_rows(labels, clients, scheme, seed);
-    for (auto& part : parts)
-      for (Index& j : part) j = rows[j];
-    return parts;
   }
 
   bool relu_;
   double ridge_;
   Index hidden_, classes_ = 0, d_ = 0;
-  datasets::CsrMatrix X_;
-  std::vector<double> labels_;  // class id of every row of X_
-  std::vector<Index> test_rows_;
-  datasets::Partition train_, validation_;  // per client: rows of X_
+  ClientSplit data_;
   Vec start_;
-  std::uint64_t instance_ = next_instance();  // identifies this instance in thread-local caches
-  static std::uint64_t next_instance() {
-    static std::atomic<std::uint64_t> counter{0};
-    return ++counter;
-  }
+  FullBatchCache<HyperRepresentation, Mat> hessian_cache_;
 };
 
 FEDBENCH_REGISTER_PROBLEM(HyperRepresentation, "hyper-representation",

@@ -1,0 +1,65 @@
+// The data of the bilevel classification problems: rows of one file, a seeded subsample,
+// class ids, a seeded test / validation (upper level) / training (lower level) split, each
+// set spread over the clients by the partitioner, and the rows stored client by client so
+// that full local batches stream through memory.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+#include "datasets/libsvm.hpp"
+#include "datasets/partition.hpp"
+
+namespace fedbench::problems {
+
+//! Keeps `rows` seeded random rows of (X, labels); 0 or all rows keeps everything. The
+//! error names `owner` (a problem) and `what` (the file the rows come from).
+void keep_random_rows(datasets::CsrMatrix& X, std::vector<double>& labels, std::int64_t rows,
+                      std::uint64_t seed, const std::string& owner, const std::string& what);
+
+//! Reorders X and labels as the rows of lists[0], lists[1], ... in turn and renumbers the
+//! lists to the new positions (every list entry is a row of X; rows not listed are dropped).
+void store_in_order(datasets::CsrMatrix& X, std::vector<double>& labels,
+                    const std::vector<std::vector<Index>*>& lists);
+
+//! Spreads a set of rows over the clients by their labels (each part: rows of the set).
+datasets::Partition spread_over_clients(const std::vector<Index>& rows, const std::vector<double>& labels,
+                                        int clients, const datasets::PartitionScheme& scheme, std::uint64_t seed);
+
+struct ClientSplitRequest {
+  std::string owner;  //!< the problem's name, for error messages
+  std::string dataset, file, partition;
+  std::int64_t rows = 0;  //!< 0: all rows of the file
+  double test_fraction = 0, validation_fraction = 0;  //!< validation: of the non-test rows
+  int clients = 1;
+  std::uint64_t seed = 0;
+};
+
+struct ClientSplit {
+  datasets::CsrMatrix X;
+  std::vector<double> labels;  //!< class id 0..C-1 of every row (registry encoding order)
+  int classes = 0;
+  datasets::Partition train, validation;  //!< per client: rows of X, stored contiguously
+  std::vector<Index> test_rows;           //!< after all client rows
+
+  static std::vector<Index> sizes(const datasets::Partition& parts) {
+    std::vector<Index> out;
+    for (const auto& rows : parts) out.push_back(static_cast<Index>(rows.size()));
+    return out;
+  }
+};
+
+//! The request of a problem whose parameters carry the request's fields under their names.
+template <class Params>
+ClientSplitRequest split_request(const std::string& owner, const Params& p) {
+  return {.owner = owner, .dataset = p.dataset, .file = p.file, .partition = p.partition, .rows = p.rows,
+          .test_fraction = p.test_fraction, .validation_fraction = p.validation_fraction, .clients = p.clients,
+          .seed = static_cast<std::uint64_t>(p.partition_seed)};
+}
+
+//! One file of a labelled dataset split as the header says; throws UserError naming the
+//! owner for an unlabelled dataset or when a client would get no training or validation row.
+ClientSplit split_over_clients(const ClientSplitRequest& request);
+
+}  // namespace fedbench::problems

@@ -1,0 +1,59 @@
+// Kernels shared by the softmax-classifier problems: the numerically stable softmax with its
+// cross-entropy, and a per-thread cache of whatever a client's full-batch Hessian products
+// reuse at one point (Newton-CG and the hypergradient's CG apply the same Hessian many times).
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace fedbench::problems {
+
+//! Turns logits[0..c) into softmax probabilities in place; returns the cross-entropy at
+//! class `label`, log sum exp(logits) - logits[label], shifted by the largest logit.
+inline double softmax_cross_entropy(double* logits, Index classes, Index label) {
+  const double label_logit = logits[label];
+  const double top = *std::max_element(logits, logits + classes);
+  double norm = 0;
+  for (Index c = 0; c < classes; ++c) norm += (logits[c] = std::exp(logits[c] - top));
+  const double inverse = 1.0 / norm;
+  for (Index c = 0; c < classes; ++c) logits[c] *= inverse;
+  return top + std::log(norm) - label_logit;
+}
+
+//! Per-thread, per-client payload computed at one point z, refilled when z (or the owning
+//! problem instance) changes. Owner separates the caches of different problem classes.
+template <class Owner, class Payload>
+class FullBatchCache {
+ public:
+  //! The payload of client i at z; fill(Payload&) computes it on a miss.
+  template <class Fill>
+  const Payload& at(int i, const Vec& z, std::size_t clients, Fill&& fill) const {
+    thread_local std::vector<Entry> entries;
+    entries.resize(std::max(entries.size(), clients));
+    Entry& e = entries[static_cast<std::size_t>(i)];
+    if (e.instance == instance_ && e.z.size() == z.size() && e.z == z) return e.payload;
+    e.instance = 0;  // invalid until filled, should fill throw
+    fill(e.payload);
+    e.z = z;
+    e.instance = instance_;
+    return e.payload;
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t instance = 0;
+    Vec z;
+    Payload payload;
+  };
+  static std::uint64_t next_instance() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+  }
+  std::uint64_t instance_ = next_instance();  // a copied problem shares its original's entries
+};
+
+}  // namespace fedbench::problems
