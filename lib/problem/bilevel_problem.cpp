@@ -1,6 +1,7 @@
 #include "problem/bilevel_problem.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -119,11 +120,11 @@ Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
   return w;
 }
 
-Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs) const {
+Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual) const {
   // Conjugate gradients on the SPD Hessian of the averaged lower level.
   Vec v = Vec::Zero(dim_y()), r = rhs, p = rhs, Hp(dim_y());
   double rr = r.squaredNorm();
-  const double stop = 1e-26 * std::max(rr, 1e-300);
+  const double stop = relative_residual * relative_residual * std::max(rr, 1e-300);
   for (Index k = 0; k < 10 * dim_y() + 100 && rr > stop; ++k) {
     global_lower_hvp(z, p, Hp);
     const double pHp = p.dot(Hp);
@@ -139,25 +140,34 @@ Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs) const {
 }
 
 Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start) const {
-  // Damped Newton: Newton-CG directions with Armijo backtracking on g(x, .), which is
-  // strongly convex, so the full step is taken near the solution (quadratic convergence).
+  // Inexact damped Newton: CG solves each Newton system to the relative residual
+  // min(0.1, ||grad|| / scale) (Eisenstat-Walker forcing, which keeps the local convergence
+  // quadratic while early, far-off steps take a few CG iterations instead of a full solve),
+  // with Armijo backtracking on g(x, .), which is strongly convex. Near y* the decrease of g
+  // falls below the rounding of its value; there a step is accepted when it shrinks the
+  // gradient instead, and when no step does, y is as good as double precision allows.
   Vec z(dim());
   z.head(dim_x()) = x;
   z.tail(dim_y()) = y_start;
-  Vec grad(dim_y());
+  Vec grad(dim_y()), trial_grad(dim_y());
   global_lower_grad_y(z, grad);
   const double scale = 1.0 + grad.norm();
-  for (int it = 0; it < 100 && grad.norm() > 1e-12 * scale; ++it) {
-    const Vec step = solve_lower_hessian(z, grad);
+  for (int it = 0; it < 100 && grad.norm() > 1e-14 * scale; ++it) {
+    const double forcing = std::max(1e-13, std::min(0.1, grad.norm() / scale));
+    const Vec step = solve_lower_hessian(z, grad, forcing);
     const double g0 = global_lower_value(z), slope = grad.dot(step);
-    double t = 1.0;
+    const double rounding = 64 * std::numeric_limits<double>::epsilon() * (1 + std::abs(g0));
     Vec trial = z;
-    for (int back = 0; back < 60; ++back, t *= 0.5) {
+    bool accepted = false;
+    for (double t = 1.0; t > 1e-18 && !accepted; t *= 0.5) {
       trial.tail(dim_y()) = z.tail(dim_y()) - t * step;
-      if (global_lower_value(trial) <= g0 - 1e-4 * t * slope || back == 59) break;
+      const double g = global_lower_value(trial);
+      global_lower_grad_y(trial, trial_grad);
+      accepted = g <= g0 - 1e-4 * t * slope || (g - g0 <= rounding && trial_grad.norm() < grad.norm());
     }
+    if (!accepted) break;
     z = trial;
-    global_lower_grad_y(z, grad);
+    grad = trial_grad;
   }
   return z.tail(dim_y());
 }

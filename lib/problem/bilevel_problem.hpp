@@ -10,7 +10,9 @@
 // Hessian-vector products grad^2_yy g_i v (hvp) and mixed products grad^2_xy g_i v (jvp).
 //
 // Exact reference, uncounted and independent of any solver's estimates: y*(x) by damped
-// Newton-CG on the averaged lower level, the hypergradient by the implicit-function theorem
+// inexact Newton-CG on the averaged lower level, to ||grad_y g|| <= 1e-14 (1 + ||grad_y g(y0)||)
+// or the rounding floor of double precision, whichever comes first;
+// the hypergradient by the implicit-function theorem
 //   grad F(x) = grad_x f(x, y*) - grad^2_xy g(x, y*) [grad^2_yy g(x, y*)]^-1 grad_y f(x, y*),
 // with the linear solve by conjugate gradients; metrics follow from them (seed 003 §3.5).
 #pragma once
@@ -51,12 +53,12 @@ class BilevelProblem : public Problem {
   // ---- exact reference (uncounted; full local batches averaged over clients).
   double global_upper_value(const Vec& z) const;
   double global_lower_value(const Vec& z) const;
-  //! y*(x) to relative gradient norm 1e-12, warm-started at y_start.
+  //! y*(x) to relative gradient norm 1e-14 (or the rounding floor), warm-started at y_start.
   Vec lower_solution(const Vec& x, const Vec& y_start) const;
   //! grad F(x), given y_star = y*(x).
   Vec hypergradient(const Vec& x, const Vec& y_star) const;
-  //! [grad^2_yy g(x, y)]^-1 rhs by conjugate gradients (relative residual 1e-13).
-  Vec solve_lower_hessian(const Vec& z, const Vec& rhs) const;
+  //! [grad^2_yy g(x, y)]^-1 rhs by conjugate gradients to the given relative residual.
+  Vec solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual = 1e-13) const;
 
  protected:
   BilevelProblem() = default;
