@@ -18,17 +18,19 @@ namespace fedbench::cli {
 std::function<int()> add_select(CLI::App& app) {
   auto* sub = app.add_subcommand("select", "pick the best configuration per solver from a results directory");
   struct Options {
-    std::string results, metric = "rel_error", at, report_seeds = "range(1000, 1005)", output;
+    std::string results, metric, at, report_seeds = "range(1000, 1005)", output;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("results", o->results, "results directory of a suite")->required();
-  sub->add_option("--metric", o->metric, "metric to minimise (default rel_error)");
+  sub->add_option("--metric", o->metric,
+                  "metric to minimise (default: the runs' primary metric, rel_error or hypergrad_norm)");
   sub->add_option("--at", o->at, "rounds=R | samples=S | bytes=B | auc")->required();
   sub->add_option("--report-seeds", o->report_seeds,
                   "seeds of the winners' suite (default range(1000, 1005)); list a,b,c or range(a, b)");
   sub->add_option("-o,--output", o->output, "winners suite file (default RESULTS/winners.yaml)");
   return [o] {
-    const auto criterion = suite::SelectCriterion::parse(o->metric, o->at);
+    const auto criterion = suite::SelectCriterion::parse(
+        o->metric.empty() ? suite::recorded_primary_metric(o->results) : o->metric, o->at);
     // "range(a, b)" / "logspace(..)" as one item; otherwise a comma-separated list.
     const bool call = o->report_seeds.find('(') != std::string::npos;
     std::vector<std::uint64_t> seeds;

@@ -26,6 +26,7 @@ RunHeader make_header(const Problem& problem, const RunConfig& config,
   h.constants = problem.constants().values;
   h.constant_docs = problem.constants().docs;
   h.metric_names = problem.metric_names();
+  h.primary_metric = problem.primary_metric();
   h.num_clients = problem.num_clients();
   h.dim = problem.dim();
   for (int i = 0; i < problem.num_clients(); ++i) h.client_samples.push_back(problem.num_samples(i));

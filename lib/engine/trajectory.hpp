@@ -48,6 +48,7 @@ struct RunHeader {
   std::map<std::string, double> constants;
   std::map<std::string, std::string> constant_docs;
   std::vector<std::string> metric_names;
+  std::string primary_metric;  //!< the metric that judges the run (divergence, selection)
   int num_clients = 0;
   std::int64_t dim = 0;
   std::vector<std::int64_t> client_samples;  //!< m_i per client

@@ -87,6 +87,7 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
   h5::write_attribute(root, "config", h.config_text);
   h5::write_attribute(root, "problem", h.problem);
   h5::write_attribute(root, "solver", h.solver);
+  h5::write_attribute(root, "primary_metric", h.primary_metric);
   h5::write_attribute(root, "seed", static_cast<std::uint64_t>(h.seed));
   h5::write_attribute(root, "num_clients", static_cast<std::int64_t>(h.num_clients));
   h5::write_attribute(root, "dim", static_cast<std::int64_t>(h.dim));

@@ -88,6 +88,14 @@ std::string problem_block(const std::string& config) {
 
 }  // namespace
 
+std::string recorded_primary_metric(const std::string& results_dir) {
+  const auto files = ResultsStore(results_dir).finished_files();
+  if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
+  const io::StoredRun run = io::read_trajectory(files.front());
+  const auto it = run.text.find("primary_metric");
+  return it == run.text.end() || it->second.empty() ? "rel_error" : it->second;
+}
+
 Selection select_best(const std::string& results_dir, const SelectCriterion& criterion) {
   const auto files = ResultsStore(results_dir).finished_files();
   if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");

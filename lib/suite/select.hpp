@@ -37,6 +37,10 @@ struct Selection {
 
 Selection select_best(const std::string& results_dir, const SelectCriterion& criterion);
 
+//! The primary metric recorded in a results directory's first finished run (`rel_error` for
+//! files that predate the attribute): what select minimises when no metric is named.
+std::string recorded_primary_metric(const std::string& results_dir);
+
 //! A suite file that reruns the winners of one problem configuration on `seeds`.
 std::string winners_suite(const std::vector<Configuration>& winners,
                           const std::vector<std::uint64_t>& seeds, const std::string& name,

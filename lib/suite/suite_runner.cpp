@@ -60,13 +60,16 @@ std::string describe(const SuiteRun& run) {
 class LastMetric : public TrajectorySink {
  public:
   void begin(const RunHeader& h) override {
-    name = h.metric_names.empty() ? "" : h.metric_names.front();
+    name = h.primary_metric;
+    column = static_cast<std::size_t>(std::find(h.metric_names.begin(), h.metric_names.end(), name) -
+                                      h.metric_names.begin());
   }
   void row(const TrajectoryRow& r) override {
-    if (!r.metrics.empty()) value = r.metrics.front();
+    if (column < r.metrics.size()) value = r.metrics[column];
   }
   void end(const RunSummary&) override {}
   std::string name;
+  std::size_t column = 0;
   double value = NAN;
 };
 

@@ -41,4 +41,24 @@ expect_fail 2 "fedbench: --at 'round=3' is not one of rounds=R, samples=S, bytes
   "$fedbench" select "$scratch/r" --at round=3
 expect_fail 2 "fedbench: no finished runs under $scratch/empty/runs" \
   "$fedbench" select "$scratch/empty" --at auc
+
+# Without --metric, select minimises the primary metric the runs recorded: hypergrad_norm on
+# a bilevel problem (no rel_error column there), rel_error above.
+cat > "$scratch/bilevel.yaml" <<'YAML'
+name: bilevel
+seeds: [0, 1]
+rounds: 20
+problems:
+  - name: bilevel-quadratic
+solvers:
+  - name: fedbioacc
+    params: {eta: [0.05, 0.1]}
+  - name: fednest
+YAML
+"$fedbench" run "$scratch/bilevel.yaml" --results "$scratch/b" -q
+expect_ok "^hypergrad_norm$" "$python" -c "
+import glob, h5py
+print(*{h5py.File(p).attrs['primary_metric'] for p in glob.glob('$scratch/b/runs/*.h5')})"
+expect_ok "median over seeds of hypergrad_norm at rounds=20 \\(3 configurations\\)" \
+  "$fedbench" select "$scratch/b" --at rounds=20
 finish

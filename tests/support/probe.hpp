@@ -4,9 +4,11 @@
 #pragma once
 #include <armadillo>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "datasets/registry.hpp"
 #include "problem/minimax_problem.hpp"
 
 namespace fedbench::testing {
@@ -68,9 +70,12 @@ inline Vec fd_operator(const MinimaxProblem& p, int client, std::vector<Index> s
   return g;
 }
 
+//! A data file by its path below a data directory: the first directory of the registry's
+//! search path ($FEDBENCH_DATA, ./datasets/data, ../shared/datasets, ...) that holds it.
 inline std::string dataset_path(const std::string& relative) {
-  const char* dir = std::getenv("FEDBENCH_DATA_DIR");
-  return std::string(dir ? dir : "../shared/datasets") + "/" + relative;
+  for (const auto& dir : datasets::data_search_path())
+    if (std::filesystem::exists(dir + "/" + relative)) return dir + "/" + relative;
+  return "../shared/datasets/" + relative;  // absent everywhere: the test's read names this path
 }
 
 inline Vec to_eigen(const arma::vec& v) {
