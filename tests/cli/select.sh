@@ -61,4 +61,10 @@ import glob, h5py
 print(*{h5py.File(p).attrs['primary_metric'] for p in glob.glob('$scratch/b/runs/*.h5')})"
 expect_ok "median over seeds of hypergrad_norm at rounds=20 \\(3 configurations\\)" \
   "$fedbench" select "$scratch/b" --at rounds=20
+# The report scripts group the seeds (and here the eta grid) by solver.
+expect_ok "^\| fedbioacc \| 4/4 ok \| [0-9.e-]+ \|$" "$python" scripts/summary.py "$scratch/b" --at 20
+expect_ok "^\| fednest \| 2/2 ok \| [0-9.e-]+ \| [0-9.e-]+ \| (not reached|[0-9]+) \|$" \
+  "$python" scripts/summary.py "$scratch/b" --columns hyper_objective,hvp_calls --reach "hypergrad_norm<=0.5"
+expect_ok "wrote $scratch/b.png" "$python" scripts/plot.py "$scratch/b.png" "$scratch"/b/runs/*.h5 \
+  --group solver --y hypergrad_norm
 finish
