@@ -11,7 +11,7 @@
 //   nu    = [H(+; zeta) u+ - grad_y f(+; xi)] + (1 - a)(nu - [H(old; zeta) u - grad_y f(old; xi)]),
 //   chi   = [grad_x f(+; xi) - J(+; zeta) u+] + (1 - a)(chi - [grad_x f(old; xi) - J(old; zeta) u]),
 // the same minibatches at both points; every p local steps average x, y, u and the trackers.
-// FedBiO (alias) is a = 1: plain minibatch gradients, no trackers.
+// FedBiO (alias) is a = 1: plain minibatch gradients, no trackers, one evaluation per step.
 // Resolved (spec): one constant step eta for the three blocks (the seed papers' eps = 0.1; the
 // original's a_t = delta/(t0+t)^(1/3) is not used), u0 = 0, `u_radius` > 0 projects u onto a
 // ball (the original's optional safeguard; 0 = off), initial trackers on batch B, not averaged
@@ -85,7 +85,8 @@ struct FedBiOAcc : StateAveraging {
       project(st.u_next);
       const auto xi = o.draw_upper(p.batch_size);
       const auto zeta = o.draw_lower(p.batch_size);
-      evaluate(o, xi, zeta, st.z, st.u, st, st.gy_old, st.nu_old, st.chi_old, st.jv);
+      if (storm_needs_old_point(p.momentum))
+        evaluate(o, xi, zeta, st.z, st.u, st, st.gy_old, st.nu_old, st.chi_old, st.jv);
       evaluate(o, xi, zeta, st.z_next, st.u_next, st, st.gy_new, st.nu_new, st.chi_new, st.jv);
       storm_update(st.omega, st.gy_old, st.gy_new, p.momentum);
       storm_update(st.nu, st.nu_old, st.nu_new, p.momentum);

@@ -105,7 +105,7 @@ struct FedSvrbgdFo : StateAveraging {
       st.v_next.tail(dy) -= p.alpha_z * p.eta * st.mz;
       const auto upper = o.draw_upper(p.batch_size);
       const auto lower = o.draw_lower(p.batch_size);
-      penalty_gradients(o, upper, lower, st, st.w, st.v, st.g_old, st.gz_old);
+      if (storm_needs_old_point(a)) penalty_gradients(o, upper, lower, st, st.w, st.v, st.g_old, st.gz_old);
       penalty_gradients(o, upper, lower, st, st.w_next, st.v_next, st.g_new, st.gz_new);
       storm_update(st.m, st.g_old, st.g_new, a);
       storm_update(st.mz, st.gz_old, st.gz_new, a);

@@ -136,6 +136,10 @@ TEST_CASE("bilevel: communication and second-order counts per round (spec 003 §
   // 2 HVPs and 2 JVPs per local step, plus one of each for the initial trackers.
   CHECK(acc.rows.back().oracle[OracleKind::hvp] == M * (1 + 2 * p * rounds));
   CHECK(acc.rows.back().oracle[OracleKind::jvp] == M * (1 + 2 * p * rounds));
+  // FedBiO (a = 1) has no trackers: one evaluation per local step, not a zero-weighted second.
+  const auto plain = run_quad({"fedbio", steps, rounds});
+  CHECK(plain.rows.back().oracle[OracleKind::hvp] == M * (1 + p * rounds));
+  CHECK(plain.rows.back().oracle[OracleKind::jvp] == M * (1 + p * rounds));
   ParamMap det = steps;
   det["neumann"] = "deterministic";
   det["neumann_terms"] = "5";
@@ -188,6 +192,15 @@ TEST_CASE("bilevel: AdaFBiO communication per round (spec 004 §2.6) and matrix 
   ams.update(Vec::Zero(kDx), v);  // AMSGrad never shrinks A
   CHECK((ams.diag_a(kDx).array() >= first.array()).all());
   CHECK((ams.diag_a(kDx).array() >= 0.3).all());
+  // AdaGrad: A = sqrt(sum wbar^2) + rho and B = sqrt(sum ||vbar||^2) + rho (3-4-5 triangles).
+  solvers::AdaptiveMatrix ada("adagrad", 0.3, 0.5);
+  Vec w1 = Vec::Zero(kDx), w2 = Vec::Zero(kDx), v1 = Vec::Zero(kDy), v2 = Vec::Zero(kDy);
+  w1(0) = 3, w2(0) = 4, v1(1) = 3, v2(2) = 4;
+  ada.update(w1, v1);
+  ada.update(w2, v2);
+  CHECK(ada.diag_a(kDx)(0) == doctest::Approx(5.3));
+  CHECK(ada.diag_a(kDx)(1) == doctest::Approx(0.3));
+  CHECK(ada.b() == doctest::Approx(5.3));
 }
 
 TEST_CASE("bilevel: with one client FedNest, LFedNest and FedMBO (exact oracles) reach the same point") {

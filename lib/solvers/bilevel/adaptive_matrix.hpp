@@ -4,11 +4,13 @@
 //   adam:      a = varrho a + (1 - varrho) wbar^2,             b = varrho b + (1 - varrho) ||vbar||
 //   adabelief: a = varrho a + (1 - varrho) (wbar - wbar_prev)^2, b = ... ||vbar - vbar_prev||
 //   amsgrad:   adam's a, then ahat = max(ahat, a) is used
-//   adagrad:   a = a + wbar^2,  b = b + ||vbar||
+//   adagrad:   a = a + wbar^2,  b^2 = b^2 + ||vbar||^2
 //   identity:  A = I, B = I (non-adaptive AdaFBiO, Theorem 2)
 // A = diag(sqrt(a) + rho), B = b + rho, a_0 = 0, b_0 = 0, no bias correction.
 // Resolved: AdaBelief's first reference (before any synchronisation) is 0; the norm in the b
-// rule is the Euclidean norm, not squared (spec §2.3).
+// rule is the Euclidean norm, not squared (spec §2.3). The spec's AdaGrad rule (v) gives only a;
+// its b mirrors A = sqrt(a) + rho as the root of the summed squares, so that B grows like
+// sqrt(#synchronisations) as A does, not linearly.
 #pragma once
 #include <cmath>
 #include <string>
@@ -35,7 +37,7 @@ class AdaptiveMatrix {
     }
     if (rule_ == "adagrad") {
       a_ += w_bar.cwiseAbs2();
-      b_ += v_bar.norm();
+      b_ = std::sqrt(b_ * b_ + v_bar.squaredNorm());
     } else {
       // AdaBelief measures the change since the last synchronisation, Adam the value itself.
       const bool belief = rule_ == "adabelief";

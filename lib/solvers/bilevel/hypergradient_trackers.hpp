@@ -29,10 +29,10 @@ class HypergradientTrackers {
   //! The STORM step from `old` to `now`.
   void track(BilevelOracle& o, Stream& coins, const Vec& old, const Vec& now, double a_v, double a_w) {
     hg_.draw(o, coins);
-    hg_.evaluate(o, old, hg_old_);
+    if (storm_needs_old_point(a_w)) hg_.evaluate(o, old, hg_old_);
     hg_.evaluate(o, now, hg_new_);
     const auto zeta = o.draw_lower(hg_.settings().lower_batch);
-    o.lower_grad_y(zeta, old, g_old_);
+    if (storm_needs_old_point(a_v)) o.lower_grad_y(zeta, old, g_old_);
     o.lower_grad_y(zeta, now, g_new_);
     storm_update(w, hg_old_, hg_new_, a_w);
     storm_update(v, g_old_, g_new_, a_v);
