@@ -65,6 +65,13 @@ struct AdaFBiO {
     if (is_unset(p.eta_offset))
       p.eta_offset = std::max(std::pow(p.eta_k, 3) * s.problem.num_clients(), 8.0);
   }
+  static void supports(const Params&, const SolverSetup& s) {
+    // A synchronisation spans two rounds (its STORM step runs at the start of the next), so a
+    // client that skipped a round would anchor at a stale iterate (spec 004 §1: every client
+    // takes part in every round).
+    if (s.config.participation.mode != Participation::Mode::full)
+      s.reject("AdaFBiO finishes each synchronisation in the next round on every client; use --participation full");
+  }
 
   Params p;
   struct Down {

@@ -33,4 +33,6 @@ checks=$((checks + 1))
 if [ "$(cat "$scratch/keep.h5")" != "precious" ]; then echo "FAIL: output file was touched"; failures=$((failures + 1)); fi
 
 expect_fail 2 "fedbench: cannot open $scratch/missing.h5: no such file" "$fedbench" show "$scratch/missing.h5"
+expect_fail 2 "fedbench: solver adafbio: AdaFBiO finishes each synchronisation in the next round on every client; use --participation full" \
+  "$fedbench" run --problem bilevel-quadratic --solver adafbio --participation uniform:2 --rounds 3
 finish
