@@ -42,7 +42,7 @@ struct AdaFBiO {
              "adaptive-matrix rule (identity: non-adaptive AdaFBiO)")
         .integer("local_steps", &Params::local_steps, "5", {.ge = 1}, "q, iterations per synchronisation")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
-        .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0 = q b, rows of the initial trackers")
+        .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0, rows of the initial trackers (spec: q b = 50 at the defaults; does not follow q or b)")
         .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "K, Neumann terms")
         .real("theta", &Params::theta, "0.1", {.gt = 0}, "theta <= 1/L_g, Neumann step")
         .choice("neumann", &Params::neumann, "randomized", {"randomized", "deterministic"},

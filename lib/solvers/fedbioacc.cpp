@@ -31,7 +31,7 @@ struct FedBiOAcc : StateAveraging {
   static void declare(Schema<Params>& s) {
     s.integer("local_steps", &Params::local_steps, "4", {.ge = 1}, "p, local iterations per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "b, rows per minibatch (0 = all)")
-        .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0}, "B, rows of the initial trackers")
+        .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0}, "B, rows of the initial trackers (spec: B = b; does not follow batch_size)")
         .real("eta", &Params::eta, "0.1", {.gt = 0}, "eta, step of x, y and u (paper: eps = 0.1)")
         .real("momentum", &Params::momentum, "0.1", {.gt = 0, .le = 1},
               "a, STORM weight of the fresh gradient (1: FedBiO)")

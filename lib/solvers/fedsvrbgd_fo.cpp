@@ -35,7 +35,7 @@ struct FedSvrbgdFo : StateAveraging {
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
                  "b, rows per level per iteration (0 = the whole local data)")
         .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0},
-                 "B, rows of the initial estimators (0 = the whole local data)")
+                 "B, rows of the initial estimators (0 = the whole local data; spec: B = b, does not follow batch_size)")
         .real("eta", &Params::eta, "0.01", {.gt = 0}, "eta, common step factor (paper: eps^2)")
         .real("alpha_x", &Params::alpha_x, "0.1", {.gt = 0}, "alpha_x, x step = alpha_x eta")
         .real("alpha_y", &Params::alpha_y, "0.1", {.gt = 0}, "alpha_y, y step = alpha_y eta")

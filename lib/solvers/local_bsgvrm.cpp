@@ -28,7 +28,7 @@ struct LocalBsgvrm : StateAveraging {
   static void declare(Schema<Params>& s) {
     s.integer("local_steps", &Params::local_steps, "4", {.ge = 1}, "p, local iterations per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "b, rows per minibatch (0 = all)")
-        .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0}, "B, rows of the initial estimators")
+        .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0}, "B, rows of the initial estimators (spec: B = b; does not follow batch_size)")
         .real("eta", &Params::eta, "0.1", {.gt = 0}, "eta, step factor (paper: eps = 0.1)")
         .real("alpha", &Params::alpha, "1", {.gt = 0}, "alpha, x step = alpha eta")
         .real("beta", &Params::beta, "1", {.gt = 0}, "beta, y step = beta eta")
