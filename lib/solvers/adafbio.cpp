@@ -18,7 +18,8 @@
 // Resolved (spec §2.2): `estimator_sync = average` resets v, w to the averages after a
 // synchronisation (Lemma 19; `none` is the literal reading); `storm_anchor = local` anchors the
 // tracker update at the client's own pre-sync iterate (`averaged`: at (xbar, ybar), which is then
-// broadcast); uniform averaging; theta default 0.1; n = theory gives max(k^3 M, 8) (the spec's
+// broadcast); uniform averaging; theta default 0.1 (`theory`: 1/L_g from
+// the problem's bound, spec §2.1(a)); n = theory gives max(k^3 M, 8) (the spec's
 // practical preset).
 #include <algorithm>
 #include <cmath>
@@ -44,7 +45,8 @@ struct AdaFBiO {
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
         .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0, rows of the initial trackers (spec: q b = 50 at the defaults; does not follow q or b)")
         .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "K, Neumann terms")
-        .real("theta", &Params::theta, "0.1", {.gt = 0}, "theta <= 1/L_g, Neumann step")
+        .real("theta", &Params::theta, "0.1", {.gt = 0},
+              "theta <= 1/L_g, Neumann step; theory: 1/L_g from the problem's bound", true)
         .choice("neumann", &Params::neumann, "randomized", {"randomized", "deterministic"},
                 "k ~ U{0..K-1} (paper) or the deterministic sum")
         .real("eta_k", &Params::eta_k, "1", {.gt = 0}, "k of eta_t = k M^(1/3)/(n + t)^(1/3)")
@@ -62,6 +64,7 @@ struct AdaFBiO {
                 "anchor of the post-sync STORM update: own pre-sync iterate or (xbar, ybar)");
   }
   static void resolve(Params& p, const SolverSetup& s) {
+    if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
     if (is_unset(p.eta_offset))
       p.eta_offset = std::max(std::pow(p.eta_k, 3) * s.problem.num_clients(), 8.0);
   }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <map>
+#include <sstream>
 
 #include "solvers/bilevel/adaptive_matrix.hpp"
 #include "solvers/bilevel/neumann_hypergradient.hpp"
@@ -262,5 +264,20 @@ TEST_CASE("bilevel: every bilevel solver runs on every bilevel problem") {
       CHECK(t.summary.status() == "ok");
       for (double v : t.rows.back().metrics) CHECK(std::isfinite(v));
     }
+  }
+}
+
+TEST_CASE("bilevel: theta = theory is 1/L_g from the problem's bound (AdaFBiO, LocalBSGVRM)") {
+  const double L = quad()->constants().get("lipschitz_g_client_max", "test");
+  std::ostringstream explicit_theta;
+  explicit_theta << std::setprecision(17) << 1.0 / L;
+  for (const char* name : {"adafbio", "local-bsgvrm"}) {
+    CAPTURE(name);
+    const auto a = run_quad({name, {{"theta", "theory"}}, 6});
+    const auto b = run_quad({name, {{"theta", explicit_theta.str()}}, 6});
+    REQUIRE(a.rows.size() == b.rows.size());
+    for (std::size_t r = 0; r < a.rows.size(); ++r) CHECK(a.rows[r].metrics == b.rows[r].metrics);
+    const auto c = run_quad({name, {{"theta", "0.05"}}, 6});
+    CHECK(c.rows.back().metrics != a.rows.back().metrics);  // theta reaches the estimator
   }
 }

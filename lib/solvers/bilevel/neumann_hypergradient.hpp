@@ -16,8 +16,15 @@
 
 #include "core/random.hpp"
 #include "engine/context.hpp"
+#include "engine/engine.hpp"
 
 namespace fedbench::solvers {
+
+//! `theta = theory`: 1/L_g from the problem's bound on the lower level's smoothness (spec 004
+//! §2.1(a), "default 1/L_g when a bound is known"); a problem without the bound refuses it.
+inline double theory_neumann_step(const SolverSetup& s) {
+  return 1.0 / s.constant("lipschitz_g_client_max");
+}
 
 class NeumannHypergradient {
  public:
