@@ -25,13 +25,17 @@ void keep_random_rows(datasets::CsrMatrix& X, std::vector<double>& labels, std::
 }
 
 void store_in_order(datasets::CsrMatrix& X, std::vector<double>& labels,
-                    const std::vector<std::vector<Index>*>& lists) {
+                    std::initializer_list<datasets::Partition*> parts, std::vector<Index>* tail) {
   std::vector<Index> order;
-  for (auto* rows : lists)
-    for (Index& r : *rows) {
+  const auto renumber = [&](std::vector<Index>& rows) {
+    for (Index& r : rows) {
       order.push_back(r);
       r = static_cast<Index>(order.size()) - 1;
     }
+  };
+  for (auto* part : parts)
+    for (auto& rows : *part) renumber(rows);
+  if (tail) renumber(*tail);
   X = datasets::take_rows(X, order);
   std::vector<double> reordered;
   for (Index r : order) reordered.push_back(labels[r]);
@@ -72,11 +76,7 @@ ClientSplit split_over_clients(const ClientSplitRequest& r) {
   out.train = spread_over_clients(split.train, out.labels, r.clients, scheme, r.seed);
   out.validation = spread_over_clients(split.validation, out.labels, r.clients, scheme, r.seed + 1);
   out.test_rows = split.test;
-  std::vector<std::vector<Index>*> lists;
-  for (auto& rows : out.train) lists.push_back(&rows);
-  for (auto& rows : out.validation) lists.push_back(&rows);
-  lists.push_back(&out.test_rows);
-  store_in_order(out.X, out.labels, lists);
+  store_in_order(out.X, out.labels, {&out.train, &out.validation}, &out.test_rows);
   return out;
 }
 

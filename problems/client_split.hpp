@@ -4,6 +4,7 @@
 // that full local batches stream through memory.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,10 @@ namespace fedbench::problems {
 void keep_random_rows(datasets::CsrMatrix& X, std::vector<double>& labels, std::int64_t rows,
                       std::uint64_t seed, const std::string& owner, const std::string& what);
 
-//! Reorders X and labels as the rows of lists[0], lists[1], ... in turn and renumbers the
-//! lists to the new positions (every list entry is a row of X; rows not listed are dropped).
+//! Reorders X and labels as the rows of parts[0]'s clients in turn, then parts[1]'s, ..., then
+//! `tail`, and renumbers those lists to the new positions (rows not listed are dropped).
 void store_in_order(datasets::CsrMatrix& X, std::vector<double>& labels,
-                    const std::vector<std::vector<Index>*>& lists);
+                    std::initializer_list<datasets::Partition*> parts, std::vector<Index>* tail = nullptr);
 
 //! Spreads a set of rows over the clients by their labels (each part: rows of the set).
 datasets::Partition spread_over_clients(const std::vector<Index>& rows, const std::vector<double>& labels,

@@ -76,10 +76,7 @@ class DataHypercleaning : public BilevelProblem {
     test_labels_ = std::move(data.test_y);
     d_ = X_.cols;
     assign_clients(p, seed);
-    std::vector<std::vector<Index>*> lists;  // client 0's training rows, client 1's, ..., then validation
-    for (auto* part : {&train_, &validation_})
-      for (auto& rows : *part) lists.push_back(&rows);
-    store_in_order(X_, labels_, lists);
+    store_in_order(X_, labels_, {&train_, &validation_});
     corrupt(p.corruption, seed);
     set_bilevel_shape(static_cast<Index>(corrupted_.size()), (d_ + 1) * classes_, ClientSplit::sizes(train_),
                       ClientSplit::sizes(validation_));

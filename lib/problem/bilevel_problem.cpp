@@ -162,8 +162,10 @@ Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start) const {
     for (double t = 1.0; t > 1e-18 && !accepted; t *= 0.5) {
       trial.tail(dim_y()) = z.tail(dim_y()) - t * step;
       const double g = global_lower_value(trial);
+      const bool armijo = g <= g0 - 1e-4 * t * slope;
+      if (!armijo && g - g0 > rounding) continue;  // a real increase: halve without a gradient
       global_lower_grad_y(trial, trial_grad);
-      accepted = g <= g0 - 1e-4 * t * slope || (g - g0 <= rounding && trial_grad.norm() < grad.norm());
+      accepted = armijo || trial_grad.norm() < grad.norm();
     }
     if (!accepted) break;
     z = trial;
