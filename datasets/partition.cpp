@@ -64,6 +64,10 @@ PartitionScheme PartitionScheme::parse(const std::string& text) {
   const std::string kind = text.substr(0, colon);
   const bool has_value = colon != std::string::npos && parse_real(text.substr(colon + 1), s.value);
   if (kind == "iid" && colon == std::string::npos) return s;
+  if (kind == "contiguous" && colon == std::string::npos) {
+    s.kind = Kind::contiguous;
+    return s;
+  }
   if (kind == "shards" && has_value && s.value >= 1 && s.value == std::floor(s.value)) {
     s.kind = Kind::shards;
     return s;
@@ -73,7 +77,7 @@ PartitionScheme PartitionScheme::parse(const std::string& text) {
     return s;
   }
   throw UserError("partition '" + text + "' is not valid; use iid, shards:S (S whole >= 1), "
-                  "dirichlet:A or quantity:A (A > 0)");
+                  "dirichlet:A, quantity:A (A > 0) or contiguous");
 }
 
 std::string PartitionScheme::to_text() const {
@@ -82,6 +86,7 @@ std::string PartitionScheme::to_text() const {
     case Kind::shards: return "shards:" + format_real(value);
     case Kind::dirichlet: return "dirichlet:" + format_real(value);
     case Kind::quantity: return "quantity:" + format_real(value);
+    case Kind::contiguous: return "contiguous";
   }
   return "iid";
 }
@@ -98,6 +103,12 @@ Partition partition_rows(const std::vector<double>& labels, int clients,
   std::iota(rows.begin(), rows.end(), Index{0});
   Partition out(clients);
   switch (scheme.kind) {
+    case PartitionScheme::Kind::contiguous: {
+      const Index m = n / clients;  // equal blocks in file order; the remainder is dropped
+      for (int i = 0; i < clients; ++i)
+        out[i].assign(rows.begin() + i * m, rows.begin() + (i + 1) * m);
+      break;
+    }
     case PartitionScheme::Kind::iid:
       shuffle(rows, rng);
       cut(rows, std::vector<double>(clients, 1.0 / clients), out);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The demo of the README: the quadratic game of Zhang et al. (ICLR 2024, eq. 5; spec 002 §4.1)
-# with every solver of the foundation at its theoretical step sizes, deterministic (Fig. 1a)
+# The demo of the README: the quadratic game of Zhang et al. (2024), eq. (5), with the solvers
+# of their Fig. 1 (and distributed GDA) at their theoretical step sizes, deterministic (Fig. 1a)
 # and stochastic (Fig. 1b), 400 communication rounds; then the bilevel hyperparameter problem
-# of seed 003 §5.1 on a9a with every bilevel solver (one seed, 1000 rounds; the full
-# experiment is results/suites/seed003-a9a.yaml); trajectories to HDF5, plots to PNG.
+# of Zhang et al. (2025), Section 5.1, on a9a with every bilevel solver (one seed, 1000 rounds;
+# the full experiment is results/suites/seed003-a9a.yaml); trajectories to HDF5, plots to PNG.
 set -euo pipefail
 fedbench=${1:-build/bin/fedbench}
 out=${2:-results/demo}
@@ -26,8 +26,9 @@ run fig1a-fedgda-gt fedgda-gt
 run fig1a-gda gda
 
 run fig1b-proxskip-sgda-fl proxskip-sgda-fl
-# The published Fig. 1b ran the code's operator scale 1/M (spec 002 §3.3): Table G's gamma on
-# the raw operator leaves a noise floor above the start on this instance.
+# The published Fig. 1b ran the authors' code (github.com/isayantan/ProxSkipVIP) with operator
+# scale 1/M: the gamma of their Table G (Appendix G) on the raw operator leaves a noise floor
+# above the start on this instance.
 run fig1b-proxskip-sgda-fl-code-scale proxskip-sgda-fl -s op_scale=0.05
 run fig1b-proxskip-l-svrgda-fl proxskip-l-svrgda-fl
 run fig1b-local-sgda local-sgda
@@ -45,5 +46,5 @@ done
 "$python" scripts/plot.py "$out/fig1b.png" "$out"/fig1b-*.h5 \
   --title "Quadratic game, stochastic (Zhang et al. 2024, Fig. 1b)"
 "$python" scripts/plot.py "$out/a9a.png" "$out"/a9a-*.h5 --y upper_value --group solver \
-  --title "hyper-logreg on a9a, 8 clients (seed 003 §5.1)"
+  --title "hyper-logreg on a9a, 8 clients (Zhang et al. 2025, Sec. 5.1)"
 echo "demo: trajectories in $out/*.h5, plots $out/fig1a.png, $out/fig1b.png and $out/a9a.png"

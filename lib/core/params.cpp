@@ -13,6 +13,7 @@ std::string ParamSpec::type_name() const {
     case ParamType::boolean: return "bool";
     case ParamType::choice: return "choice";
     case ParamType::text: return "text";
+    case ParamType::alias: return "alias";
   }
   return "?";
 }
@@ -21,6 +22,7 @@ std::string ParamSpec::constraint_text() const {
   if (type == ParamType::choice) return "one of: " + join(choices, ", ");
   if (type == ParamType::boolean) return "true or false";
   if (type == ParamType::text) return "";
+  if (type == ParamType::alias) return "sets " + join(targets, " and ");
   std::string lo, hi;
   if (bounds.gt) lo = format_real(*bounds.gt) + " < ";
   if (bounds.ge) lo = format_real(*bounds.ge) + " <= ";
@@ -59,6 +61,24 @@ bool parse_bool(const std::string& owner, const ParamSpec& spec, const std::stri
   if (text == "true" || text == "1" || text == "yes") return true;
   if (text == "false" || text == "0" || text == "no") return false;
   throw UserError(owner + ": " + spec.name + " = '" + text + "' is not true or false");
+}
+
+ParamMap expand_aliases(const std::string& owner, const std::vector<ParamSpec>& specs,
+                        const ParamMap& given) {
+  ParamMap out = given;
+  for (const auto& spec : specs) {
+    if (spec.type != ParamType::alias) continue;
+    const auto it = given.find(spec.name);
+    if (it == given.end()) continue;
+    for (const auto& target : spec.targets) {
+      if (given.count(target))
+        throw UserError(owner + ": give " + spec.name + " or " + target + ", not both (" +
+                        spec.name + " sets " + join(spec.targets, " and ") + ")");
+      out[target] = it->second;
+    }
+    out.erase(spec.name);
+  }
+  return out;
 }
 
 void check_choice(const std::string& owner, const ParamSpec& spec, const std::string& text) {

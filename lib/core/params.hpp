@@ -10,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -31,7 +33,7 @@ struct Bounds {
   std::optional<double> gt = {}, ge = {}, lt = {}, le = {};
 };
 
-enum class ParamType { integer, real, boolean, choice, text };
+enum class ParamType { integer, real, boolean, choice, text, alias };
 
 struct ParamSpec {
   std::string name;
@@ -41,6 +43,7 @@ struct ParamSpec {
   Bounds bounds;
   std::vector<std::string> choices;  // for ParamType::choice
   bool accepts_theory = false;       // "theory" is a valid value (computed from constants)
+  std::vector<std::string> targets;  // for ParamType::alias: the parameters it sets
 
   std::string type_name() const;
   //! "0 < v <= 1", "one of: a, b", or "" when unconstrained.
@@ -53,6 +56,9 @@ double parse_number(const std::string& owner, const ParamSpec& spec, const std::
 bool parse_bool(const std::string& owner, const ParamSpec& spec, const std::string& text);
 void check_choice(const std::string& owner, const ParamSpec& spec, const std::string& text);
 std::string canonical_number(const ParamSpec& spec, double v);
+//! `given` with every alias replaced by its targets; throws if a target is given as well.
+ParamMap expand_aliases(const std::string& owner, const std::vector<ParamSpec>& specs,
+                        const ParamMap& given);
 [[noreturn]] void unknown_parameter(const std::string& owner, const std::string& key,
                                     const std::vector<ParamSpec>& specs);
 }  // namespace detail
@@ -66,7 +72,7 @@ class Schema {
   Schema& real(std::string name, double P::*field, std::string default_text, Bounds bounds,
                std::string doc, bool accepts_theory = false) {
     ParamSpec s{std::move(name), ParamType::real, std::move(default_text), std::move(doc),
-                bounds, {}, accepts_theory};
+                bounds, {}, accepts_theory, {}};
     add(std::move(s),
         [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
           p.*field = (spec.accepts_theory && t == kTheory) ? kUnsetReal
@@ -83,7 +89,7 @@ class Schema {
   Schema& integer(std::string name, Int P::*field, std::string default_text, Bounds bounds,
                   std::string doc) {
     ParamSpec s{std::move(name), ParamType::integer, std::move(default_text), std::move(doc),
-                bounds, {}, false};
+                bounds, {}, false, {}};
     add(std::move(s),
         [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
           p.*field = static_cast<Int>(detail::parse_number(owner, spec, t));
@@ -96,7 +102,7 @@ class Schema {
 
   Schema& boolean(std::string name, bool P::*field, std::string default_text, std::string doc) {
     ParamSpec s{std::move(name), ParamType::boolean, std::move(default_text), std::move(doc),
-                {}, {}, false};
+                {}, {}, false, {}};
     add(std::move(s),
         [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
           p.*field = detail::parse_bool(owner, spec, t);
@@ -105,16 +111,29 @@ class Schema {
     return *this;
   }
 
-  Schema& choice(std::string name, std::string P::*field, std::string default_text,
-                 std::vector<std::string> choices, std::string doc) {
+  //! A choice among named options, stored as an enum: each accepted text maps to one value
+  //! and the canonical text is the value's first name. Solvers and problems compare enums,
+  //! never strings, so a typo is a compile error.
+  template <class E>
+    requires std::is_enum_v<E>
+  Schema& choice(std::string name, E P::*field, std::string default_text,
+                 std::vector<std::pair<std::string, E>> options, std::string doc) {
+    std::vector<std::string> names;
+    for (const auto& option : options) names.push_back(option.first);
     ParamSpec s{std::move(name), ParamType::choice, std::move(default_text), std::move(doc),
-                {}, std::move(choices), false};
+                {}, std::move(names), false, {}};
     add(std::move(s),
-        [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
+        [field, options](P& p, const std::string& owner, const ParamSpec& spec,
+                         const std::string& t) {
           detail::check_choice(owner, spec, t);
-          p.*field = t;
+          for (const auto& [text, value] : options)
+            if (text == t) p.*field = value;
         },
-        [field](const P& p, const ParamSpec&) { return p.*field; });
+        [field, options](const P& p, const ParamSpec& spec) {
+          for (const auto& [text, value] : options)
+            if (value == p.*field) return text;
+          throw InternalError(spec.name + ": an enum value without a name");
+        });
     return *this;
   }
 
@@ -122,10 +141,23 @@ class Schema {
   Schema& text(std::string name, std::string P::*field, std::string default_text,
                std::string doc) {
     ParamSpec s{std::move(name), ParamType::text, std::move(default_text), std::move(doc),
-                {}, {}, false};
+                {}, {}, false, {}};
     add(std::move(s),
         [field](P& p, const std::string&, const ParamSpec&, const std::string& t) { p.*field = t; },
         [field](const P& p, const ParamSpec&) { return p.*field; });
+    return *this;
+  }
+
+  //! A second name that sets one or more parameters to the same text (`step_size` for a
+  //! solver's primary steps, so that one grid key tunes every solver). Not part of the
+  //! canonical configuration: run identities name only the targets.
+  Schema& alias(std::string name, std::vector<std::string> targets, std::string doc) {
+    for (const auto& t : targets)
+      FEDBENCH_CHECK(find(t) >= 0, "alias " + name + " of undeclared parameter " + t);
+    ParamSpec s{std::move(name), ParamType::alias, "", std::move(doc), {}, {}, false, {}};
+    s.targets = std::move(targets);
+    add(std::move(s), [](P&, const std::string&, const ParamSpec&, const std::string&) {},
+        [](const P&, const ParamSpec&) { return std::string(); });
     return *this;
   }
 
@@ -138,12 +170,14 @@ class Schema {
   P parse(const ParamMap& given, const ParamMap& defaults = {}) const {
     for (const auto& [key, value] : given)
       if (find(key) < 0) detail::unknown_parameter(owner_, key, specs_);
+    const ParamMap expanded = detail::expand_aliases(owner_, specs_, given);
     P p{};
     for (std::size_t i = 0; i < specs_.size(); ++i) {
       const auto& spec = specs_[i];
+      if (spec.type == ParamType::alias) continue;
       std::string text = spec.default_text;
       if (auto d = defaults.find(spec.name); d != defaults.end()) text = d->second;
-      if (auto g = given.find(spec.name); g != given.end()) text = g->second;
+      if (auto g = expanded.find(spec.name); g != expanded.end()) text = g->second;
       setters_[i](p, owner_, spec, text);
     }
     return p;
@@ -152,7 +186,8 @@ class Schema {
   //! Canonical text of every parameter (the resolved configuration).
   ParamMap to_map(const P& p) const {
     ParamMap out;
-    for (std::size_t i = 0; i < specs_.size(); ++i) out[specs_[i].name] = getters_[i](p, specs_[i]);
+    for (std::size_t i = 0; i < specs_.size(); ++i)
+      if (specs_[i].type != ParamType::alias) out[specs_[i].name] = getters_[i](p, specs_[i]);
     return out;
   }
 

@@ -6,11 +6,6 @@
 
 namespace fedbench {
 
-Registry<SolverRunner>& solver_registry() {
-  static Registry<SolverRunner> registry("solver");
-  return registry;
-}
-
 namespace detail {
 
 RunHeader make_header(const Problem& problem, const RunConfig& config,

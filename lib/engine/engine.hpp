@@ -18,24 +18,11 @@
 #include "engine/context.hpp"
 #include "engine/message.hpp"
 #include "engine/run_config.hpp"
-#include "engine/solver.hpp"
+#include "engine/solver_contract.hpp"
 #include "engine/thread_pool.hpp"
 #include "engine/trajectory.hpp"
 
 namespace fedbench {
-
-//! What a solver's optional resolve() / supports() hooks receive.
-struct SolverSetup {
-  const Problem& problem;
-  const RunConfig& config;
-  std::string who;  //!< "solver local-sgda", for messages
-
-  //! A problem constant for a theory formula; throws UserError if the problem lacks it.
-  double constant(const std::string& name) const {
-    return problem.constants().get(name, who + " (theory step sizes)");
-  }
-  [[noreturn]] void reject(const std::string& why) const { throw UserError(who + ": " + why); }
-};
 
 namespace detail {
 
@@ -73,6 +60,7 @@ class RunMonitor {
 template <class S>
 RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config,
                       int threads, TrajectorySink& sink, const std::string& command_line) {
+  static_assert(check_solver_contract<S>());
   using Clock = std::chrono::steady_clock;
   using Up = typename S::Up;
   const int num_clients = problem.num_clients();
@@ -100,24 +88,24 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   try {
     const auto t0 = Clock::now();
     server.enter(0, 0, {});
-    if constexpr (requires { solver.init(server); }) solver.init(server);
+    if constexpr (contract::declares_init<S>) solver.init(server);
     for (int i = 0; i < num_clients; ++i) {
       clients[i].enter(-1, 0);  // set-up work (e.g. a first full pass) draws under round -1
-      if constexpr (requires { solver.init_client(clients[i], states[i]); })
+      if constexpr (contract::declares_init_client<S>)
         solver.init_client(clients[i], states[i]);
     }
     wall += std::chrono::duration<double>(Clock::now() - t0).count();
     int phases = 1;
-    if constexpr (requires { solver.phases(); }) phases = solver.phases();
+    if constexpr (contract::declares_phases<S>) phases = solver.phases();
 
     bool stop = monitor.record(0, server.model(), ledger.total(), comm, wall);
     for (std::int64_t r = 0; !stop && r < config.budget.rounds; ++r) {
       const auto start = Clock::now();
       for (int phase = 0; phase < phases; ++phase) {
         // Two-stage methods that talk to one client set per round (SAGDA, CD-MAGE's `same`)
-        // say so with `bool same_clients_every_phase() const`.
+        // say so with the same_clients_every_phase hook.
         int sample_phase = phase;
-        if constexpr (requires { solver.same_clients_every_phase(); })
+        if constexpr (contract::declares_same_clients<S>)
           if (solver.same_clients_every_phase()) sample_phase = 0;
         const auto sampled = sampler.sample(r, sample_phase);
         server.enter(r, phase, sampled);
@@ -151,7 +139,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
         ++comm.exchanges;
         solver.server_end(server, std::span<const Up>(uploads.data(), sampled.size()));
         // Constrained problems: the server projects the aggregate onto the feasible set (the
-        // prox of consensus + indicator, spec 002 §2.6); the identity when unconstrained.
+        // prox of consensus + indicator); the identity when unconstrained.
         problem.project(server.model());
       }
       wall += std::chrono::duration<double>(Clock::now() - start).count();
@@ -178,83 +166,5 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   return summary;
 }
 
-//! The problem family a solver runs on: `static constexpr ProblemKind kProblemKind` in the
-//! solver struct, minimax when absent.
-template <class S>
-constexpr ProblemKind solver_problem_kind() {
-  if constexpr (requires { S::kProblemKind; }) return S::kProblemKind;
-  return ProblemKind::minimax;
-}
-
-//! Turns a solver struct into a SolverRunner.
-template <class S>
-class SolverAdapter final : public SolverRunner {
- public:
-  SolverAdapter(std::string name, Schema<typename S::Params> schema, typename S::Params params)
-      : name_(std::move(name)), schema_(std::move(schema)), params_(std::move(params)) {}
-
-  void prepare(const Problem& problem, const RunConfig& config) override {
-    if (problem.kind() != solver_problem_kind<S>())
-      throw UserError("solver " + name_ + " needs a " + kind_name(solver_problem_kind<S>()) +
-                      " problem, but " + config.problem + " is " + kind_name(problem.kind()) +
-                      "; see the kinds in `fedbench list problems`");
-    SolverSetup setup{problem, config, "solver " + name_};
-    if constexpr (requires { S::supports(params_, setup); }) S::supports(params_, setup);
-    if constexpr (requires { S::resolve(params_, setup); }) S::resolve(params_, setup);
-    for (const auto& [key, value] : schema_.to_map(params_))
-      if (value == kTheory)
-        throw InternalError("solver " + name_ + " left '" + key + "' without a theory value");
-  }
-  ParamMap resolved_params() const override { return schema_.to_map(params_); }
-  RunSummary run(const Problem& problem, const RunConfig& config, int threads,
-                 TrajectorySink& sink, const std::string& command_line) override {
-    S solver{};
-    solver.p = params_;
-    return run_rounds(solver, problem, config, threads, sink, command_line);
-  }
-  const typename S::Params& params() const { return params_; }
-
- private:
-  std::string name_;
-  Schema<typename S::Params> schema_;
-  typename S::Params params_;
-};
-
-template <class S>
-struct SolverRegistrar {
-  SolverRegistrar(const char* name, const char* summary, const char* citation) {
-    auto [e, schema] = describe_entry<SolverRunner, S>("solver", name, summary, citation);
-    e.family = kind_name(solver_problem_kind<S>());
-    e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
-      Schema<typename S::Params> own = schema;
-      own.set_owner("solver " + as);
-      return std::unique_ptr<SolverRunner>(
-          new SolverAdapter<S>(as, own, own.parse(given, defaults)));
-    };
-    e.resolve = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
-      Schema<typename S::Params> own = schema;
-      own.set_owner("solver " + as);
-      return own.to_map(own.parse(given, defaults));
-    };
-    solver_registry().add(std::move(e));
-  }
-};
-
-struct SolverAliasRegistrar {
-  SolverAliasRegistrar(const char* alias, const char* base, ParamMap defaults, const char* summary) {
-    solver_registry().add_alias(alias, base, std::move(defaults), summary);
-  }
-};
-
 }  // namespace fedbench
 
-#define FEDBENCH_SOLVER_CONCAT_(a, b) a##b
-#define FEDBENCH_SOLVER_CONCAT(a, b) FEDBENCH_SOLVER_CONCAT_(a, b)
-#define FEDBENCH_REGISTER_SOLVER(Type, name, summary, citation)                    \
-  static const ::fedbench::SolverRegistrar<Type> FEDBENCH_SOLVER_CONCAT(           \
-      fedbench_solver_registrar_, __LINE__)(name, summary, citation)
-//! A registered name for `base` with some defaults changed (e.g. the deterministic variant).
-//! Usage: FEDBENCH_REGISTER_SOLVER_ALIAS("local-gda", "local-sgda", "summary", {"batch_size", "0"});
-#define FEDBENCH_REGISTER_SOLVER_ALIAS(alias, base, summary, ...)                  \
-  static const ::fedbench::SolverAliasRegistrar FEDBENCH_SOLVER_CONCAT(            \
-      fedbench_solver_alias_, __LINE__)(alias, base, ::fedbench::ParamMap{__VA_ARGS__}, summary)

@@ -8,12 +8,19 @@ const char* kind_name(ProblemKind kind) {
   return kind == ProblemKind::minimax ? "minimax" : "bilevel";
 }
 
-double Constants::get(const std::string& name, const std::string& who) const {
+double Constants::get(Constant c, const std::string& who) const {
+  const std::string name(constant_name(c));
   auto it = values.find(name);
   if (it == values.end())
     throw UserError(who + " needs the problem constant '" + name +
                     "', which this problem does not declare; set the parameter explicitly");
   return it->second;
+}
+
+std::optional<Constant> constant_from_name(std::string_view name) {
+  for (const auto& info : kConstantTable)
+    if (info.name == name) return info.id;
+  return std::nullopt;
 }
 
 void Problem::set_shape(Index dim_x, Index dim_y, std::vector<Index> samples_per_client) {

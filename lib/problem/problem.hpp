@@ -18,22 +18,25 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "problem/constant_names.hpp"
 #include "problem/oracle_counts.hpp"
 
 namespace fedbench {
 
-//! Known constants of a problem instance: name -> value, with how each was computed.
+//! Known constants of a problem instance, keyed by their names in problem/constant_names.hpp
+//! (the run-file keys), with how this problem computed each.
 struct Constants {
   std::map<std::string, double> values;
   std::map<std::string, std::string> docs;
 
-  void set(const std::string& name, double value, std::string doc) {
+  void set(Constant c, double value, std::string how) {
+    const std::string name(constant_name(c));
     values[name] = value;
-    docs[name] = std::move(doc);
+    docs[name] = std::move(how);
   }
-  bool has(const std::string& name) const { return values.count(name) > 0; }
+  bool has(Constant c) const { return values.count(std::string(constant_name(c))) > 0; }
   //! Throws UserError naming the constant and `who` needs it (a theory preset, usually).
-  double get(const std::string& name, const std::string& who) const;
+  double get(Constant c, const std::string& who) const;
 };
 
 //! How labelled data is spread over the clients (stored with every run).

@@ -18,8 +18,32 @@ std::unique_ptr<Problem> make_problem(const std::string& name, const ParamMap& g
 //! The canonical resolved parameters of a problem (defaults filled in, canonical numbers).
 ParamMap resolve_problem_params(const std::string& name, const ParamMap& given);
 
+//! Compile-time check of a problem class, one message per broken part. Its virtual hooks are
+//! checked by the compiler: every override says `override`, and a hook with a wrong
+//! signature hides the family's virtual, both errors under the project's flags
+//! (-Werror=suggest-override -Werror=overloaded-virtual).
+template <class P>
+constexpr bool check_problem_contract() {
+  static_assert(std::is_base_of_v<MinimaxProblem, P> != std::is_base_of_v<BilevelProblem, P>,
+                "problem: derive from exactly one family, MinimaxProblem or BilevelProblem");
+  static_assert(requires { typename P::Params; }, "problem: needs a nested `struct Params`");
+  if constexpr (requires { typename P::Params; }) {
+    static_assert(requires(Schema<typename P::Params>& s) { P::declare(s); },
+                  "problem: needs `static void declare(Schema<Params>& s)`");
+    static_assert(std::is_constructible_v<P, const typename P::Params&>,
+                  "problem: needs a constructor `explicit P(const Params&)`");
+  }
+  static_assert(!std::is_abstract_v<P>,
+                "problem: does not implement every pure virtual hook of its family (the `= 0` "
+                "methods of problem/minimax_problem.hpp or problem/bilevel_problem.hpp, and "
+                "problem_class)");
+  return true;
+}
+
 template <class P>
 struct ProblemRegistrar {
+  static_assert(check_problem_contract<P>());
+
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
     auto [e, schema] = describe_entry<Problem, P>("problem", name, summary, citation);
     e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";

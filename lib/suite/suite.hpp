@@ -10,7 +10,7 @@
 //            divergence_factor: 1e10}
 //   problems:
 //     - name: quadratic-game
-//       params: {clients: 5, dim_per_player: [3, 5]}
+//       params: {clients: 5, dim: [3, 5]}
 //   solvers:
 //     - name: proxskip-gda-fl
 //       params: {step_size: logspace(-2, 0, 3)}

@@ -2,7 +2,7 @@
 # Bad input: one line naming the thing and the valid choices, exit 2, before any work, and an
 # existing output file is left untouched.
 source "$(dirname "$0")/lib.bash"
-small=(-p clients=3 -p samples=4 -p dim_per_player=2)
+small=(-p clients=3 -p samples=4 -p dim=2)
 
 expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: adafbio, adafbio-nonadaptive, catalyst-scaffold-s, cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedbio, fedbioacc, fedgda-gt, fedmbo, fednest, fedsgda-m, fedsgda-plus, fedsvrbgd-fo, fess-gda, fsgda, gda, lfednest, local-bsgvrm, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, parallel-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
   "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl

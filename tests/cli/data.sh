@@ -12,6 +12,6 @@ checks=$((checks + 1))
 out=$("$fedbench" data partition heart --clients 4 --scheme shards:2 --seed 3)
 total=$(awk 'NR > 2 { s += $2 } END { print s }' <<<"$out")
 if [ "$total" != 270 ]; then echo "FAIL: partition sizes add up to $total, not 270"; failures=$((failures + 1)); fi
-expect_fail 2 "fedbench: partition 'halves' is not valid; use iid, shards:S (S whole >= 1), dirichlet:A or quantity:A (A > 0)" \
+expect_fail 2 "fedbench: partition 'halves' is not valid; use iid, shards:S (S whole >= 1), dirichlet:A, quantity:A (A > 0) or contiguous" \
   "$fedbench" data partition heart --scheme halves
 finish

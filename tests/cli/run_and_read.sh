@@ -2,7 +2,7 @@
 # A real run written to HDF5, read back by `fedbench show` and by python3-h5py as a user's
 # own script would; the same seed gives the same columns with 1 and 2 threads.
 source "$(dirname "$0")/lib.bash"
-small=(-p clients=4 -p samples=5 -p dim_per_player=3)
+small=(-p clients=4 -p samples=5 -p dim=3)
 
 expect_ok "status: ok" "$fedbench" run --problem quadratic-game --solver proxskip-sgda-fl \
   --rounds 50 --seed 3 --threads 1 -o "$scratch/a.h5" "${small[@]}"
@@ -28,6 +28,6 @@ expect_ok "status: diverged" "$fedbench" run --problem quadratic-game --solver g
 expect_ok "diverged" "$fedbench" show "$scratch/div.h5"
 
 expect_ok "proxskip-vip-fl" "$fedbench" list solvers
-expect_ok "dim_per_player +int +20" "$fedbench" list problems
+expect_ok "dim +int +20" "$fedbench" list problems
 expect_ok "comm_prob +real +theory" "$fedbench" describe proxskip-gda-fl
 finish

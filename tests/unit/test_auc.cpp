@@ -1,5 +1,6 @@
 // AUC: the rank formula against a brute-force pairwise count; the linear-AUC saddle point
-// against the closed form theta* = -M^{-1} Delta / (1 + s) of spec 001 §6.3 computed with
+// against the closed form theta* = -M^{-1} Delta / (1 + s) (derived for the linear score from the
+// minimax AUC form of Xie et al. 2021, App. B.2; not in the paper) computed with
 // Armadillo from the raw data; the identity min_{a,b} max_lambda f = tau(1-tau)(L_sq - 1).
 #include <doctest/doctest.h>
 

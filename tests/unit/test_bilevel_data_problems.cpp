@@ -2,7 +2,8 @@
 // small instances: every counted first-order oracle against central differences of its value
 // oracle, the second-order products against differences of first-order oracles, the exact
 // hypergradient against differences of F(x) = f(x, y*(x)), hyper-logreg's y*(x) against plain
-// gradient descent, and a9a at x = 0 against the reference numbers of spec 003 §4.3.
+// gradient descent, and a9a at x = 0 against reference numbers computed independently (numpy/scipy
+// Newton-CG on the split protocol of Zhang et al. 2025, Section 5.1; the paper reports none).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -182,7 +183,7 @@ TEST_CASE("bilevel hyper-logreg: Newton's y*(x) agrees with plain gradient desce
   const Vec x = random_vec(rng, p->dim_x(), 0.5);
   const Vec y_star = p->lower_solution(x, Vec::Zero(p->dim_y()));
   // Step 1/L with L the smoothness bound at x0 = 0 scaled by max exp(x_q); rate 1 - mu/L per step.
-  const double lipschitz = p->constants().get("lipschitz_g_client_max", "test") * std::exp(x.cwiseAbs().maxCoeff());
+  const double lipschitz = p->constants().get(Constant::lipschitz_g_client_max, "test") * std::exp(x.cwiseAbs().maxCoeff());
   Vec z = Vec::Zero(p->dim()), g(p->dim_y()), gi;
   z.head(p->dim_x()) = x;
   OracleCounts c;
@@ -203,8 +204,8 @@ TEST_CASE("bilevel hyper-logreg: a9a at x = 0 matches the reference numbers of s
   const auto p = testing::bilevel_problem("hyper-logreg", {});  // a9a, 8 clients, 10/70/30 split
   CHECK(p->dim_x() == 123);
   CHECK(p->dim_y() == 246);
-  CHECK(p->constants().get("train_rows", "test") == 20514);  // spec: 20,514 / 8,791
-  CHECK(p->constants().get("validation_rows", "test") == 8791);
+  CHECK(p->constants().get(Constant::train_rows, "test") == 20514);  // reference: 20,514 / 8,791
+  CHECK(p->constants().get(Constant::validation_rows, "test") == 8791);
   CHECK(p->global_upper_value(p->initial_point()) == doctest::Approx(std::log(2.0)).epsilon(1e-12));  // y = 0
   // Metrics at (0, y*(0)), so that the metrics' own Newton solves start at the solution.
   Vec z(p->dim());
@@ -214,10 +215,10 @@ TEST_CASE("bilevel hyper-logreg: a9a at x = 0 matches the reference numbers of s
   p->metrics(z, m);
   std::map<std::string, double> at;
   for (std::size_t k = 0; k < names.size(); ++k) at[names[k]] = m[k];
-  // Our seeded split is not the spec's numpy split: close, not equal.
-  CHECK(at["hyper_objective"] == doctest::Approx(0.33473).epsilon(0.01));  // spec: 0.33473
-  CHECK(at["test_accuracy"] == doctest::Approx(0.8452).epsilon(0.015));    // spec: 84.52%
-  CHECK(at["hypergrad_norm"] == doctest::Approx(1.99e-3).epsilon(0.1));    // spec: 1.99e-3
+  // Our seeded split is not the reference computation's numpy split: close, not equal.
+  CHECK(at["hyper_objective"] == doctest::Approx(0.33473).epsilon(0.01));  // reference: 0.33473
+  CHECK(at["test_accuracy"] == doctest::Approx(0.8452).epsilon(0.015));    // reference: 84.52%
+  CHECK(at["hypergrad_norm"] == doctest::Approx(1.99e-3).epsilon(0.1));    // reference: 1.99e-3
   CHECK(at["lower_gap"] == doctest::Approx(0).scale(1e-12));
 }
 
@@ -240,10 +241,10 @@ TEST_CASE("bilevel data-hypercleaning: client i's weights are its own block of x
     start += n;
   }
   CHECK(start == p->dim_x());
-  const double corrupted = p->constants().get("corrupted_rows", "test");
+  const double corrupted = p->constants().get(Constant::corrupted_rows, "test");
   const double expected = 0.4 * static_cast<double>(p->dim_x());
   CHECK(std::abs(corrupted - expected) <= 4 * std::sqrt(expected));
-  CHECK(p->constants().get("mu_g", "test") == doctest::Approx(0.02));
+  CHECK(p->constants().get(Constant::mu_g, "test") == doctest::Approx(0.02));
 
   const auto names = p->metric_names();
   std::vector<double> m(names.size());

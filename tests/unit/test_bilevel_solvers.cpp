@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "solvers/bilevel/adaptive_matrix.hpp"
-#include "solvers/bilevel/neumann_hypergradient.hpp"
+#include "solvers/common/adaptive_matrix.hpp"
+#include "solvers/common/neumann_hypergradient.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
@@ -47,8 +47,8 @@ TEST_CASE("bilevel: Neumann hypergradient bias is within ||J|| (1 - theta mu)^K 
   Vec z(p->dim());
   z << x, y_star;
   const Vec exact = p->hypergradient(x, y_star);
-  const double mu = p->constants().get("mu_g", "test"), L = p->constants().get("lipschitz_g_client_max", "test");
-  const double J = p->constants().get("cross_lipschitz_g", "test");
+  const double mu = p->constants().get(Constant::mu_g, "test"), L = p->constants().get(Constant::lipschitz_g_client_max, "test");
+  const double J = p->constants().get(Constant::cross_lipschitz_g, "test");
   OracleCounts counts;
   BilevelOracle oracle(*p, 0, counts, 1);
   Vec fy;
@@ -84,15 +84,17 @@ TEST_CASE("bilevel: every solver decreases ||grad F|| on the quadratic, full par
   const auto p = quad();
   // Stated factors after 1000 rounds of 4 local steps with the papers' default steps: the
   // penalty and the u-subproblem methods target the global lower level (x10); LocalBSGVRM's
-  // local Neumann estimates are biased under heterogeneity (spec 003 §2.2), so x4 with
+  // local Neumann estimates are biased under heterogeneity (Gao 2022 targets the homogeneous
+  // setting; Zhang et al. 2025, Section 2.2), so x4 with
   // theta = 1/L_g-ish and 20 terms.
   const std::map<std::string, std::pair<ParamMap, double>> expect{
       {"fedsvrbgd-fo", {{}, 10}},
       {"fedbioacc", {{}, 10}},
       {"fedbio", {{}, 10}},
       {"local-bsgvrm", {{{"theta", "0.2"}, {"neumann_terms", "20"}}, 4}},
-      // Local Neumann too: AdaFBiO stalls at the zero of its surrogate field, not at x* (spec
-      // 004 §6.3 item 9), here at about a quarter of the start.
+      // Local Neumann too: AdaFBiO stalls at the zero of its surrogate field, not at x* (each
+      // client estimates its local hypergradient, Huang 2022, eq. (13)), here at about a quarter
+      // of the start.
       {"adafbio", {kAdaSteps, 2}},
       // FedNest's global Neumann series estimates the global hypergradient (x50); FedMBO and
       // LFedNest use local series and stall at their surrogate's zero, like AdaFBiO.
@@ -182,20 +184,21 @@ TEST_CASE("bilevel: AdaFBiO communication per round (spec 004 §2.6) and matrix 
   CHECK(c.floats_up == rounds * M * (2 * kDx + 2 * kDy));  // x, y, v, w
   // round 0: (x, y); round 1: + diag(A), b; later: + vbar, wbar
   CHECK(c.floats_down == M * ((kDx + kDy) + (2 * kDx + kDy + 1) + (rounds - 2) * (3 * kDx + 2 * kDy + 1)));
-  // Rule (i) with varrho = 0: diag(A) = |wbar| + rho and B = ||vbar|| + rho (spec §6.3 item 7).
-  solvers::AdaptiveMatrix m("adam", 0.3, 0.0);
+  // Rule (i) with varrho = 0: diag(A) = |wbar| + rho and B = ||vbar|| + rho (Huang 2022,
+  // Algorithm 1, line 6).
+  solvers::AdaptiveMatrix m(solvers::MatrixRule::adam, 0.3, 0.0);
   const Vec w = Vec::LinSpaced(kDx, -2, 1), v = Vec::Ones(kDy);
   m.update(w, v);
   CHECK((m.diag_a(kDx) - (w.cwiseAbs().array() + 0.3).matrix()).norm() < 1e-15);
   CHECK(m.b() == doctest::Approx(v.norm() + 0.3));
-  solvers::AdaptiveMatrix ams("amsgrad", 0.3, 0.5);
+  solvers::AdaptiveMatrix ams(solvers::MatrixRule::amsgrad, 0.3, 0.5);
   ams.update(w, v);
   const Vec first = ams.diag_a(kDx);
   ams.update(Vec::Zero(kDx), v);  // AMSGrad never shrinks A
   CHECK((ams.diag_a(kDx).array() >= first.array()).all());
   CHECK((ams.diag_a(kDx).array() >= 0.3).all());
   // AdaGrad: A = sqrt(sum wbar^2) + rho and B = sqrt(sum ||vbar||^2) + rho (3-4-5 triangles).
-  solvers::AdaptiveMatrix ada("adagrad", 0.3, 0.5);
+  solvers::AdaptiveMatrix ada(solvers::MatrixRule::adagrad, 0.3, 0.5);
   Vec w1 = Vec::Zero(kDx), w2 = Vec::Zero(kDx), v1 = Vec::Zero(kDy), v2 = Vec::Zero(kDy);
   w1(0) = 3, w2(0) = 4, v1(1) = 3, v2(2) = 4;
   ada.update(w1, v1);
@@ -268,7 +271,7 @@ TEST_CASE("bilevel: every bilevel solver runs on every bilevel problem") {
 }
 
 TEST_CASE("bilevel: theta = theory is 1/L_g from the problem's bound (AdaFBiO, LocalBSGVRM)") {
-  const double L = quad()->constants().get("lipschitz_g_client_max", "test");
+  const double L = quad()->constants().get(Constant::lipschitz_g_client_max, "test");
   std::ostringstream explicit_theta;
   explicit_theta << std::setprecision(17) << 1.0 / L;
   for (const char* name : {"adafbio", "local-bsgvrm"}) {

@@ -172,7 +172,7 @@ TEST_CASE("partition: every row exactly once, reproducible, and the intended ske
   CHECK(classes_per_client(partition_rows(labels, 50, PartitionScheme::parse("dirichlet:0.05"), 1)) < 4);
   CHECK(classes_per_client(partition_rows(labels, 50, PartitionScheme::parse("dirichlet:100"), 1)) > 9);
   CHECK_THROWS_WITH(PartitionScheme::parse("dirichlet"),
-                    "partition 'dirichlet' is not valid; use iid, shards:S (S whole >= 1), dirichlet:A or quantity:A (A > 0)");
+                    "partition 'dirichlet' is not valid; use iid, shards:S (S whole >= 1), dirichlet:A, quantity:A (A > 0) or contiguous");
 }
 
 TEST_CASE("idx: Fashion-MNIST from Debian has 60000 + 10000 images, 6000 and 1000 per class") {

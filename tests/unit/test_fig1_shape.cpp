@@ -1,8 +1,10 @@
 // Reproduction of the shape of Fig. 1(a) of Zhang, Choudhury, Stich, Loizou (ICLR 2024) on the
-// spec 002 §4.1 game (20 clients, 100 samples, d = 20 per player, instance seed 1024):
-// deterministic oracles, full participation, theoretical step sizes (Table G and §2.5).
-// Reference numbers (spec §5.3, the authors' notebook): ProxSkip 5.5e-24 at k = 49 and the
-// 4e-31 floor by k = 100; Local EG plateaus near 2.5e-6; Local GDA is at 0.48 at k = 399.
+// quadratic game (5) as their code generates it (20 clients, 100 samples, d = 20 per player,
+// instance seed 1024): deterministic oracles, full participation, theoretical step sizes (their
+// Table G, Appendix G; the baselines' rules of their code, github.com/isayantan/ProxSkipVIP).
+// Reference numbers (from running the authors' deterministic notebook): ProxSkip 5.5e-24 at
+// k = 49 and the 4e-31 floor by k = 100; Local EG plateaus near 2.5e-6; Local GDA is at 0.48 at
+// k = 399.
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -14,7 +14,7 @@ using namespace fedbench;
 namespace fs = std::filesystem;
 
 namespace {
-const ParamMap kGame{{"clients", "3"}, {"samples", "4"}, {"dim_per_player", "2"}};
+const ParamMap kGame{{"clients", "3"}, {"samples", "4"}, {"dim", "2"}};
 
 std::string scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "fedbench-test-hdf5";

@@ -1,5 +1,5 @@
-// Statistical checks of spec 002 §7.3: ProxSkip-SGDA-FL stalls at a noise floor proportional
-// to gamma (Thm 3.1 with Lemma 3.4: floor <= 2 gamma sigma*^2 / mu), while the variance-reduced
+// Statistical checks: ProxSkip-SGDA-FL stalls at a noise floor proportional to gamma (Zhang et
+// al. 2024, Thm 3.1 with Lemma 3.4: floor <= 2 gamma sigma*^2 / mu), while the variance-reduced
 // ProxSkip-L-SVRGDA-FL has no floor and converges linearly to the exact solution.
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 using namespace fedbench;
 
 namespace {
-const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim_per_player", "3"}};
+const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim", "3"}};
 
 std::shared_ptr<const MinimaxProblem> game() {
   static auto g = testing::problem("quadratic-game", kGame);

@@ -11,7 +11,8 @@ struct P {
   double comm_prob;
   int local_steps;
   bool flag;
-  std::string mode;
+  enum class Mode { a, b } mode;
+  double eta_x, eta_y;
 };
 Schema<P> schema() {
   Schema<P> s("solver demo");
@@ -19,7 +20,10 @@ Schema<P> schema() {
       .real("comm_prob", &P::comm_prob, "0.5", {.gt = 0, .le = 1}, "p")
       .integer("local_steps", &P::local_steps, "20", {.ge = 1}, "K")
       .boolean("flag", &P::flag, "false", "a switch")
-      .choice("mode", &P::mode, "a", {"a", "b"}, "mode");
+      .choice("mode", &P::mode, "a", {{"a", P::Mode::a}, {"b", P::Mode::b}}, "mode")
+      .real("eta_x", &P::eta_x, "0.1", {.gt = 0}, "eta_x")
+      .real("eta_y", &P::eta_y, "0.2", {.gt = 0}, "eta_y")
+      .alias("rate", {"eta_x", "eta_y"}, "sets both");
   return s;
 }
 
@@ -39,7 +43,7 @@ TEST_CASE("params: defaults apply and theory stays unset until resolved") {
   CHECK(p.comm_prob == 0.5);
   CHECK(p.local_steps == 20);
   CHECK_FALSE(p.flag);
-  CHECK(p.mode == "a");
+  CHECK(p.mode == P::Mode::a);
   const ParamMap canonical = schema().to_map(p);
   CHECK(canonical.at("step_size") == "theory");
   CHECK(canonical.at("comm_prob") == "0.5");
@@ -59,7 +63,7 @@ TEST_CASE("params: bad input gets one line naming owner, parameter, value and co
   CHECK(error_of({{"step_size", "fast"}}) ==
         "solver demo: step_size = 'fast' is not a finite number or 'theory'");
   CHECK(error_of({{"stepsize", "1"}}) ==
-        "solver demo: unknown parameter 'stepsize'; valid: comm_prob, flag, local_steps, mode, "
+        "solver demo: unknown parameter 'stepsize'; valid: comm_prob, eta_x, eta_y, flag, local_steps, mode, rate, "
         "step_size (did you mean 'step_size'?)");
   CHECK(error_of({{"mode", "c"}}) == "solver demo: mode = 'c' is not one of: a, b");
   CHECK(error_of({{"flag", "maybe"}}) == "solver demo: flag = 'maybe' is not true or false");
@@ -71,4 +75,21 @@ TEST_CASE("params: key=value lists reject malformed items and repeats") {
                        "solver x: 'a' is not of the form key=value", UserError);
   CHECK_THROWS_WITH_AS(parse_assignments({"a=1", "a=2"}, "solver x"),
                        "solver x: parameter 'a' given twice", UserError);
+}
+
+TEST_CASE("params: a choice maps each text to its enum value and back") {
+  CHECK(schema().parse({{"mode", "b"}}).mode == P::Mode::b);
+  CHECK(schema().to_map(schema().parse({{"mode", "b"}})).at("mode") == "b");
+}
+
+TEST_CASE("params: an alias sets its targets and is not part of the canonical text") {
+  const P p = schema().parse({{"rate", "0.3"}});
+  CHECK(p.eta_x == 0.3);
+  CHECK(p.eta_y == 0.3);
+  const ParamMap canonical = schema().to_map(p);
+  CHECK(canonical.count("rate") == 0);
+  CHECK(canonical == schema().to_map(schema().parse({{"eta_x", "0.3"}, {"eta_y", "0.3"}})));
+  CHECK(error_of({{"rate", "0.3"}, {"eta_y", "0.1"}}) ==
+        "solver demo: give rate or eta_y, not both (rate sets eta_x and eta_y)");
+  CHECK(error_of({{"rate", "-1"}}) == "solver demo: eta_x = -1 violates 0 < eta_x");
 }

@@ -1,4 +1,5 @@
-// Problems of the foundation: every oracle against finite differences of the value, exact
+// The affine-operator minimax problems (quadratic game, robust least squares, two-client game):
+// every oracle against finite differences of the value, exact
 // equilibria against an independent Armadillo solve, constants against Armadillo (LAPACK)
 // computed from the definitions, closed forms (RLS, two-client game), and oracle counting.
 #include <doctest/doctest.h>
@@ -18,8 +19,8 @@ namespace {
 
 std::unique_ptr<MinimaxProblem> small(const std::string& name) {
   if (name == "quadratic-game")
-    return fedbench::testing::make_minimax(name, {{"clients", "3"}, {"samples", "5"}, {"dim_per_player", "4"},
-                               {"client_shift", "0.5"}});
+    return fedbench::testing::make_minimax(name, {{"clients", "3"}, {"samples", "5"}, {"dim", "4"},
+                               {"heterogeneity", "0.5"}});
   if (name == "robust-least-squares")
     return fedbench::testing::make_minimax(name, {{"rows", "12"}, {"features", "3"}, {"clients", "4"}});
   return fedbench::testing::make_minimax(name, {{"delta", "3"}});
@@ -101,7 +102,8 @@ TEST_CASE("problems: the stored solution solves the probed linear system (Armadi
 }
 
 TEST_CASE("problems: quadratic game at the paper's size has the spec's constants") {
-  // Spec 002 §4.1 reproduces, for the paper's generator at d = 20, mu ~ 0.439, max_i L_i ~ 0.786,
+  // The authors' code (github.com/isayantan/ProxSkipVIP, numpy seed 1024) gives, for the paper's
+  // generator at d = 20, mu ~ 0.439, max_i L_i ~ 0.786,
   // ell_i in [1.05, 1.11], max ell_ij ~ 5.2 (numpy streams differ from ours: same law).
   const auto p = fedbench::testing::make_minimax("quadratic-game", {});
   const Constants& k = p->constants();
@@ -142,7 +144,7 @@ TEST_CASE("problems: constants agree with Armadillo computed from the definition
     CHECK(k.values.at("cocoercivity") == doctest::Approx(arma_cocoercivity_eig(J)).epsilon(tol));
     CHECK(k.values.at("cocoercivity_client_max") == doctest::Approx(ell_clients).epsilon(1e-6));
     CHECK(k.values.at("cocoercivity_sample_max") == doctest::Approx(ell_samples).epsilon(1e-6));
-    if (k.has("cocoercivity_exact")) {  // 1/lambda_min(sym(J^-1))
+    if (k.has(Constant::cocoercivity_exact)) {  // 1/lambda_min(sym(J^-1))
       const arma::mat inv = arma::inv(J);
       CHECK(k.values.at("cocoercivity_exact") ==
             doctest::Approx(1.0 / arma_mu(inv)).epsilon(tol));

@@ -1,6 +1,7 @@
 // The WGAN and matrix-game problems: finite-difference oracles, the WGAN's closed-form saddle
-// point and best response (spec 000 §6.5), the matrix game's gap as the supremum it is, the
-// server projection, and the foundation's solvers running on every registered problem.
+// point and best response (derived for the problem of Shen et al. 2024, Section 4.1), the matrix
+// game's gap as the supremum it is, the server projection, and Local SGDA, ProxSkip and every
+// registered minimax solver running on every registered minimax problem.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -24,7 +25,7 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"regularizer", "nonconvex"}, {"rho", "0.1"}}},
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}, {"rho", "0.1"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"lambda", "0.5"}}},
-      {"two-sided-pl", {{"clients", "3"}, {"shift", "0.7"}}},
+      {"two-sided-pl", {{"clients", "3"}, {"heterogeneity", "0.7"}}},
       {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}}};
   for (const auto& [name, params] : cases) {
@@ -102,7 +103,7 @@ TEST_CASE("matrix game: the gap bounds every unilateral deviation and projection
 
 TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-vip-fl make no blow-up") {
   const std::map<std::string, ParamMap> small{
-      {"quadratic-game", {{"clients", "3"}, {"samples", "4"}, {"dim_per_player", "2"}}},
+      {"quadratic-game", {{"clients", "3"}, {"samples", "4"}, {"dim", "2"}}},
       {"robust-least-squares", {{"rows", "20"}, {"features", "3"}, {"clients", "4"}}},
       {"two-client-game", {}},
       {"wgan-gaussian", {{"clients", "3"}, {"samples", "30"}}},
@@ -110,7 +111,7 @@ TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-v
       {"auc", {{"dataset", "heart"}, {"clients", "3"}}},
       {"fair-classification", {{"dataset", "heart"}, {"clients", "3"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}},
-      {"two-sided-pl", {{"clients", "3"}, {"shift", "0.5"}}},
+      {"two-sided-pl", {{"clients", "3"}, {"heterogeneity", "0.5"}}},
       {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}}};
   for (const auto& name : problem_registry().names()) {
     if (name.rfind("test-", 0) == 0) continue;  // test-only problems
@@ -172,7 +173,7 @@ TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo; no monot
 }
 
 TEST_CASE("two-sided PL: the saddle point (0, 0) is stationary for the average, not per client") {
-  const auto p = fedbench::testing::make_minimax("two-sided-pl", {{"clients", "3"}, {"shift", "1"}});
+  const auto p = fedbench::testing::make_minimax("two-sided-pl", {{"clients", "3"}, {"heterogeneity", "1"}});
   Vec f;
   p->global_op(Vec::Zero(2), f);
   CHECK(f.norm() <= 1e-15);

@@ -1,5 +1,5 @@
-// The round loop allocates nothing on the heap once warmed up (issue 2, item 9). malloc is
-// interposed for this test binary (glibc's __libc_* entry points do the work), so Eigen's
+// The round loop allocates nothing on the heap once warmed up (the README's performance claim).
+// malloc is interposed for this test binary (glibc's __libc_* entry points do the work), so Eigen's
 // allocations and operator new are both seen. Two runs that differ only in the number of
 // rounds must allocate exactly as often: any per-round allocation would show as a difference.
 #include <doctest/doctest.h>
@@ -47,7 +47,7 @@ void* realloc(void* p, std::size_t n) {
 using namespace fedbench;
 
 TEST_CASE("allocations: no solver allocates per round, with 1 or 2 threads") {
-  const ParamMap params{{"clients", "4"}, {"samples", "6"}, {"dim_per_player", "3"}};
+  const ParamMap params{{"clients", "4"}, {"samples", "6"}, {"dim", "3"}};
   auto game = fedbench::testing::problem("quadratic-game", params);
   for (const auto& name : fedbench::testing::solvers_of("minimax")) {
     for (int threads : {1, 2}) {

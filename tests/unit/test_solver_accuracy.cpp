@@ -1,5 +1,5 @@
 // Every registered solver reaches its expected accuracy on the strongly monotone quadratic
-// game with exact oracles and constant steps (issue 5). The game's client operators are affine,
+// game with exact oracles and constant steps. The game's client operators are affine,
 // F_i(z) = J_i z + b_i (recovered by probing), so the limits are known independently:
 // - methods that correct client drift (control variates, gradient tracking, global estimates,
 //   ProxSkip) converge to z* itself;
@@ -22,7 +22,7 @@ using namespace fedbench;
 using fedbench::testing::RunSpec;
 
 namespace {
-const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim_per_player", "3"}};
+const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim", "3"}};
 constexpr double kStep = 0.05;
 constexpr int kLocalSteps = 10;
 constexpr std::int64_t kRounds = 800;

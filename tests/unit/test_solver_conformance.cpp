@@ -1,6 +1,7 @@
 // Every registered solver, on a small strongly monotone quadratic game: it runs, makes
 // progress, counts what the problem layer served, gives the same bits with 1 and 3 threads,
-// and documents every parameter. Plus the communication formulas of spec 002 §2.
+// and documents every parameter. Plus the per-round message counts of each algorithm (for
+// ProxSkip, Zhang et al. 2024, Algorithm 2: one upload and one broadcast per communication).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,7 +16,7 @@ using namespace fedbench;
 using fedbench::testing::RunSpec;
 
 namespace {
-const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim_per_player", "3"}};
+const ParamMap kGame{{"clients", "5"}, {"samples", "8"}, {"dim", "3"}};
 const std::int64_t kDim = 6;
 
 std::shared_ptr<const MinimaxProblem> game() {
@@ -107,7 +108,8 @@ TEST_CASE("conformance: a different seed changes stochastic runs but not determi
   CHECK(run_game(a).rows.back().metrics == run_game(b).rows.back().metrics);
 }
 
-// Spec 002 §2.5 for Local SGDA / SEG; spec 000 §2.1 for FESS-GDA: d1 + d2 floats each way per
+// Local SGDA / SEG as run in Zhang et al. 2024, Section 5; FESS-GDA, Shen et al. 2024,
+// Algorithm 1 (lines 3 and 10): d1 + d2 floats each way per
 // sampled client (the anchor z never leaves the server).
 TEST_CASE("communication: local methods send one model each way per client per round") {
   const std::int64_t rounds = 12, n = 5, K = 4;
@@ -265,7 +267,7 @@ TEST_CASE("communication: cd-mage, cd-mage+ and cd-ma per round (spec 001 §2.1-
 }
 
 TEST_CASE("oracle: random reshuffling visits every sample once per epoch, restarting each round") {
-  const auto p = fedbench::testing::problem("quadratic-game", {{"clients", "1"}, {"samples", "7"}, {"dim_per_player", "1"}});
+  const auto p = fedbench::testing::problem("quadratic-game", {{"clients", "1"}, {"samples", "7"}, {"dim", "1"}});
   OracleCounts counts;
   ClientOracle oracle(*p, 0, counts, 3);
   std::vector<Index> seen;
@@ -315,7 +317,8 @@ TEST_CASE("catalyst-scaffold-s: Bernoulli(1/K) flags give rounds of K local step
   // p = 1: every index flagged, so every round runs exactly one step.
   const auto one = run_game({"catalyst-scaffold-s", {{"local_steps", "1"}, {"stage_iterations", "7"}}, 20});
   CHECK(steps_per_round(one, 20) == 1.0);
-  // p = 1/5: gaps between flags are Geometric(1/5), mean 5 (the spec's "~ K").
+  // p = 1/5: gaps between flags are Geometric(1/5), mean 5 (Xie et al. 2021, App. B.1: p = 1/K,
+  // on average K local steps).
   const std::int64_t rounds = 1500;
   const auto geo = run_game({"catalyst-scaffold-s", {{"local_steps", "5"}, {"eta_l", "0.001"}}, rounds});
   CHECK(steps_per_round(geo, rounds) == doctest::Approx(5.0).epsilon(0.06));
@@ -341,7 +344,7 @@ TEST_CASE("theory: cd-mage's Lemma 5 steps from the game's constants (spec 001 �
   req.solver_params = {{"c_eta", "theory"}, {"c_gamma", "theory"}, {"local_steps", "4"}};
   PreparedRun run = prepare_run(req, game());
   const auto& k = game()->constants();
-  const double L = k.get("lipschitz_client_max", "test"), mu = k.get("mu", "test"), K = 4;
+  const double L = k.get(Constant::lipschitz_client_max, "test"), mu = k.get(Constant::mu, "test"), K = 4;
   const double gamma = 1 / (87 * L * K);
   const double eta = std::min({1 / (36 * L * K), 1 / (4 * L * (1 + L / mu) * K), mu * mu * gamma / (21 * L * L)});
   CHECK(std::stod(run.config.solver_params.at("c_gamma")) == doctest::Approx(gamma).epsilon(1e-12));

@@ -1,4 +1,5 @@
-// Reductions between algorithms (spec 002 §7.2) and fixed points, on the same oracle streams.
+// Reductions between algorithms and fixed points, on the same oracle streams (most are derived
+// from the update rules, not stated in the papers).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,7 +11,7 @@ using namespace fedbench;
 using fedbench::testing::RunSpec;
 
 namespace {
-const ParamMap kSmallGame{{"clients", "4"}, {"samples", "6"}, {"dim_per_player", "3"}};
+const ParamMap kSmallGame{{"clients", "4"}, {"samples", "6"}, {"dim", "3"}};
 
 MemoryTrajectory run_small(const RunSpec& spec) {
   static auto game = fedbench::testing::problem("quadratic-game", kSmallGame);
@@ -81,7 +82,8 @@ TEST_CASE("the equilibrium is a fixed point of fedgda-gt but not of local-gda un
 }
 
 TEST_CASE("two-client game: plain averaging of local gda has no drift when client matrices agree") {
-  // Spec 002 §4.4: M_1 = M_2 = I, so Local GDA's relative error curve is the same for every delta.
+  // Zhang et al. 2024, App. H.4: M_1 = M_2 = I, so Local GDA's relative error curve is the same
+  // for every delta.
   const ParamMap d0{{"delta", "0"}}, d6{{"delta", "1000000"}};
   const RunSpec spec{"local-gda", {{"step_size", "0.05"}, {"schedule", "constant"}, {"local_steps", "5"}}, 10};
   const auto a = fedbench::testing::run(fedbench::testing::problem("two-client-game", d0),

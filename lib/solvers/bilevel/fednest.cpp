@@ -1,0 +1,197 @@
+// FedNest and LFedNest (D. A. Tarzanagh, M. Li, C. Thrampoulidis, S. Oymak, "FedNest: Federated
+// bilevel, minimax, and compositional optimization", ICML 2022; official code ucr-optml/FedNest),
+// baselines of seeds 003 and 004; spec 003 §2.2 (B1), spec 004 §2.7.
+//
+// One outer iteration is one engine round of several exchanges (phases):
+//   FedInn, T_in times: (a) clients send q_i = grad_y g_i(x_k, y) on their whole lower data,
+//     q = mean q_i; (b) tau SVRG-corrected local steps
+//     y_i <- y_i - gamma_in (grad_y g_i(x_k, y_i; zeta) - grad_y g_i(x_k, y; zeta) + q), y = mean y_i;
+//   FedIHGP, the GLOBAL Neumann series: p_0 = mean grad_y f_i(x_k, y_{k+1}; xi_i), then Q - 1
+//     exchanges p_j = mean (I - theta grad^2_yy g_i(zeta_ij)) p_{j-1}; v = theta sum_j p_j;
+//   FedOut: (a) clients send h_i(x_k) = grad_x f_i(x_k, y_{k+1}; xi) - grad^2_xy g_i(zeta) v,
+//     h = mean h_i; (b) tau SVRG-corrected local steps x_i <- x_i - gamma_out (h_i(x_i) - h_i(x_k) + h)
+//     with the second-order term frozen at x_k (only grad_x f is re-evaluated, on one minibatch at
+//     both points), x_{k+1} = mean x_i.
+// Exchanges per round: 2 T_in + Q + 2 (the spec's 2 T_in + (1 + Q) + 2 counts a Q-th Neumann
+// exchange that the deterministic sum of Q terms does not need).
+// LFedNest (light = true): plain local SGD in FedInn (one exchange per inner round), each client
+// its own Neumann series and hypergradient h_i(x) = grad_x f_i(x, y_{k+1}) - frozen local
+// correction, plain local SGD on x, one average: T_in + 1 exchanges.
+// Resolved (spec B1): the code's deterministic Neumann sum with theta = `hlr` = 0.01, Q = 5,
+// gamma_in = gamma_out = 0.01, tau = 4 local steps, T_in = 1; the same client set in every
+// exchange of a round; q_i on the whole local lower data (`inner_batch = 0`).
+#include "engine/solver.hpp"
+#include "solvers/common/neumann_hypergradient.hpp"
+
+namespace fedbench::solvers {
+
+struct FedNest {
+  static constexpr ProblemKind kProblemKind = ProblemKind::bilevel;
+  struct Params {
+    int inner_rounds, local_steps, batch_size, inner_batch, neumann_terms;
+    double gamma_in, gamma_out, theta;
+    bool light;
+  };
+  static void declare(Schema<Params>& s) {
+    s.integer("inner_rounds", &Params::inner_rounds, "1", {.ge = 1}, "T_in, FedInn rounds per outer iteration")
+        .integer("local_steps", &Params::local_steps, "4", {.ge = 1}, "tau, local steps in FedInn and FedOut")
+        .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
+        .integer("inner_batch", &Params::inner_batch, "0", {.ge = 0}, "rows of the SVRG anchor q_i (0 = all)")
+        .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "Q, Neumann terms")
+        .real("gamma_in", &Params::gamma_in, "0.01", {.gt = 0}, "gamma_in, lower-level local step")
+        .real("gamma_out", &Params::gamma_out, "0.01", {.gt = 0}, "gamma_out, upper-level local step")
+        .real("theta", &Params::theta, "0.01", {.gt = 0}, "theta (the code's hlr) <= 1/L_g, Neumann step")
+        .boolean("light", &Params::light, "false", "LFedNest: local Neumann series, plain local SGD");
+    s.alias("step_size", {"gamma_in", "gamma_out"}, "the primary step: sets gamma_in and gamma_out");
+  }
+
+  Params p;
+  enum class Stage { inner_anchor, inner_local, neumann_start, neumann_term, outer_anchor, outer_local };
+  struct Down {
+    Vec payload;
+    auto fields() const { return std::tie(payload); }
+  };
+  struct Up {
+    Vec payload;
+    auto fields() const { return std::tie(payload); }
+  };
+  struct Client {
+    Vec z, z_local, q, g, g_ref, correction, h_ref, hvp;
+    NeumannHypergradient hg;
+  };
+
+  int phases() const {
+    return p.light ? p.inner_rounds + 1 : 2 * p.inner_rounds + p.neumann_terms + 2;
+  }
+  bool same_clients_every_phase() const { return true; }
+
+  Stage stage(int phase) const {
+    if (p.light) return phase < p.inner_rounds ? Stage::inner_local : Stage::outer_local;
+    if (phase < 2 * p.inner_rounds) return phase % 2 == 0 ? Stage::inner_anchor : Stage::inner_local;
+    phase -= 2 * p.inner_rounds;
+    if (phase == 0) return Stage::neumann_start;
+    if (phase < p.neumann_terms) return Stage::neumann_term;
+    return phase == p.neumann_terms ? Stage::outer_anchor : Stage::outer_local;
+  }
+
+  void init_client(ClientCtx&, Client& st) const {
+    st.hg = NeumannHypergradient({p.neumann_terms, p.theta, false, p.batch_size, p.batch_size});
+  }
+
+  void server_begin(ServerCtx& s, Down& d) const {
+    const Index dx = s.dim_x(), dy = s.dim_y();
+    if (s.phase() == 0) {  // the round's first message carries (x_k, y_k)
+      d.payload = s.model();
+      return;
+    }
+    switch (stage(s.phase())) {
+      case Stage::inner_local:  // LFedNest: y; FedNest: q
+        if (p.light) d.payload = s.model().tail(dy);
+        else d.payload = aggregate_;
+        break;
+      case Stage::inner_anchor:
+      case Stage::neumann_start: d.payload = s.model().tail(dy); break;                      // y
+      case Stage::neumann_term: d.payload = aggregate_; break;                               // p_{j-1}
+      case Stage::outer_anchor: d.payload = neumann_sum_ * p.theta; break;                   // v
+      case Stage::outer_local:  // LFedNest: y_{k+1}; FedNest: h
+        if (p.light) d.payload = s.model().tail(dy);
+        else d.payload = aggregate_.head(dx);
+        break;
+    }
+  }
+
+  void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
+    auto& o = c.bilevel();
+    const Index dy = c.dim_y();
+    if (c.phase() == 0) st.z = d.payload;
+    const Stage now = stage(c.phase());
+    // Messages after the first carry y (or q, p, v, h); keep the client's (x_k, y) current.
+    if (c.phase() > 0 && (now == Stage::inner_anchor || now == Stage::neumann_start ||
+                          (p.light && (now == Stage::inner_local || now == Stage::outer_local))))
+      st.z.tail(dy) = d.payload;
+    switch (now) {
+      case Stage::inner_anchor:
+        o.lower_grad_y(o.draw_lower(p.inner_batch), st.z, up.payload);
+        break;
+      case Stage::inner_local: {
+        st.z_local = st.z;
+        for (int k = 0; k < p.local_steps; ++k) {
+          const auto zeta = o.draw_lower(p.batch_size);
+          o.lower_grad_y(zeta, st.z_local, st.g);
+          if (!p.light) {  // SVRG correction towards the global anchor gradient q
+            o.lower_grad_y(zeta, st.z, st.g_ref);
+            st.g += d.payload - st.g_ref;
+          }
+          st.z_local.tail(dy) -= p.gamma_in * st.g;
+        }
+        up.payload = st.z_local.tail(dy);
+        break;
+      }
+      case Stage::neumann_start:
+        o.upper_grad_y(o.draw_upper(p.batch_size), st.z, up.payload);
+        break;
+      case Stage::neumann_term:
+        o.lower_hvp(o.draw_lower(p.batch_size), st.z, d.payload, st.hvp);
+        up.payload = d.payload - p.theta * st.hvp;
+        break;
+      case Stage::outer_anchor: {
+        o.lower_jvp(o.draw_lower(p.batch_size), st.z, d.payload, st.correction);
+        o.upper_grad_x(o.draw_upper(p.batch_size), st.z, up.payload);
+        up.payload -= st.correction;
+        break;
+      }
+      case Stage::outer_local:
+        outer_local_steps(c, st, d, up);
+        break;
+    }
+  }
+
+  //! FedOut's local steps on x at y_{k+1}, the second-order term frozen.
+  void outer_local_steps(ClientCtx& c, Client& st, const Down& d, Up& up) const {
+    auto& o = c.bilevel();
+    const Index dx = c.dim_x();
+    if (p.light) {  // the client's own Neumann series at (x_k, y_{k+1})
+      Stream coins = c.stream("neumann-k");
+      st.hg.draw(o, coins);
+      st.hg.correction(o, st.z, st.correction);
+    }
+    st.z_local = st.z;
+    for (int k = 0; k < p.local_steps; ++k) {
+      const auto xi = o.draw_upper(p.batch_size);
+      o.upper_grad_x(xi, st.z_local, st.g);
+      if (p.light) {
+        st.g -= st.correction;
+      } else {  // h_i(x_i) - h_i(x_k) + h: the frozen terms cancel
+        o.upper_grad_x(xi, st.z, st.h_ref);
+        st.g += d.payload - st.h_ref;
+      }
+      st.z_local.head(dx) -= p.gamma_out * st.g;
+    }
+    up.payload = st.z_local.head(dx);
+  }
+
+  void server_end(ServerCtx& s, std::span<const Up> uploads) {
+    const Index dx = s.dim_x(), dy = s.dim_y();
+    mean_into(uploads, &Up::payload, aggregate_);
+    switch (stage(s.phase())) {
+      case Stage::inner_anchor: break;                                          // q
+      case Stage::inner_local: s.model().tail(dy) = aggregate_; break;           // y
+      case Stage::neumann_start: neumann_sum_ = aggregate_; break;               // p_0
+      case Stage::neumann_term: neumann_sum_ += aggregate_; break;               // p_j
+      case Stage::outer_anchor: break;                                          // h
+      case Stage::outer_local: s.model().head(dx) = aggregate_; break;           // x_{k+1}
+    }
+  }
+
+ private:
+  Vec aggregate_, neumann_sum_;
+};
+
+FEDBENCH_REGISTER_SOLVER(FedNest, "fednest",
+                         "nested rounds: SVRG lower-level steps, a global Neumann series, SVRG upper steps",
+                         "Tarzanagh et al., ICML 2022 (FedNest), Algorithms 1-4; spec 003 §2.2 (B1)");
+FEDBENCH_REGISTER_SOLVER_ALIAS("lfednest", "fednest",
+                               "LFedNest: local Neumann series and plain local SGD, T_in + 1 exchanges",
+                               {"light", "true"});
+
+}  // namespace fedbench::solvers

@@ -1,0 +1,98 @@
+// The stochastic Neumann-series hypergradient of one client (Ghadimi & Wang 2018; seed 004
+// eq. 13, spec 004 §2.1(a); spec 003 §2.2 "common building block"):
+//   HG(x, y; xi, zeta_0..zeta_{K-1}, k) = grad_x f(x,y;xi)
+//       - grad^2_xy g(x,y;zeta_0) [K theta prod_{i=1..k} (I - theta grad^2_yy g(x,y;zeta_i))] grad_y f(x,y;xi)
+// with k ~ U{0..K-1} (`randomized`, the paper), or the deterministic sum
+//   theta sum_{j=0}^{K-1} prod_{i<=j} (I - theta H_i) grad_y f      (`deterministic`, the FedNest
+// code: K-1 HVPs, the same expectation over k, less variance). Evaluated right to left with
+// Hessian-vector products only. A draw (the minibatches and k) is stored so that STORM
+// methods can evaluate the SAME sample at the old and the new point (spec 004 §2.1(b)).
+// The client's own Hessians are used: under heterogeneity the average of these local
+// estimates is biased for the global lower level (spec 003 §2.2, FedMBO / LFedNest).
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/random.hpp"
+#include "engine/context.hpp"
+#include "engine/solver.hpp"
+
+namespace fedbench::solvers {
+
+//! How the Neumann series is evaluated: one random term k ~ U{0..K-1} scaled by K (the
+//! papers' estimator) or the deterministic sum of all K terms.
+enum class NeumannSum { randomized, deterministic };
+
+//! `theta = theory`: 1/L_g from the problem's bound on the lower level's smoothness (spec 004
+//! §2.1(a), "default 1/L_g when a bound is known"); a problem without the bound refuses it.
+inline double theory_neumann_step(const SolverSetup& s) {
+  return 1.0 / s.constant(Constant::lipschitz_g_client_max);
+}
+
+class NeumannHypergradient {
+ public:
+  struct Settings {
+    int terms = 5;           //!< K, Neumann terms
+    double theta = 0.01;     //!< theta <= 1/L_g, the series' step
+    bool randomized = true;  //!< k ~ U{0..K-1} (paper) or the deterministic sum
+    int upper_batch = 10;    //!< rows of xi (0 = all upper rows of the client)
+    int lower_batch = 10;    //!< rows of each zeta_i (0 = all lower rows)
+  };
+
+  NeumannHypergradient() = default;
+  explicit NeumannHypergradient(Settings s) : s_(s) {}
+  const Settings& settings() const { return s_; }
+
+  //! Draws xi, zeta_0..zeta_{K-1} and k (k from `coins`).
+  void draw(BilevelOracle& o, Stream& coins) {
+    copy(o.draw_upper(s_.upper_batch), upper_);
+    lower_.resize(static_cast<std::size_t>(s_.terms));
+    for (auto& zeta : lower_) copy(o.draw_lower(s_.lower_batch), zeta);
+    k_ = s_.randomized ? static_cast<int>(coins.below(static_cast<std::uint64_t>(s_.terms))) : 0;
+  }
+  //! Fixes k (tests: the expectation over k, exactly).
+  void set_k(int k) { k_ = k; }
+
+  //! out = HG at z = (x, y) on the current draw (size dim_x).
+  void evaluate(BilevelOracle& o, const Vec& z, Vec& out) {
+    correction(o, z, jv_);
+    o.upper_grad_x(upper_, z, out);
+    out -= jv_;
+  }
+  //! out = grad^2_xy g(zeta_0) [Neumann approximation of H^-1] grad_y f(xi): the second-order
+  //! part of HG, which FedNest-style methods freeze while x moves locally.
+  void correction(BilevelOracle& o, const Vec& z, Vec& out) {
+    o.upper_grad_y(upper_, z, r_);
+    if (s_.randomized) {
+      for (int i = 1; i <= k_; ++i) neumann_step(o, z, i);
+      v_ = (s_.terms * s_.theta) * r_;
+    } else {
+      v_ = r_;
+      for (int j = 1; j < s_.terms; ++j) {
+        neumann_step(o, z, j);
+        v_ += r_;
+      }
+      v_ *= s_.theta;
+    }
+    o.lower_jvp(lower_[0], z, v_, out);
+  }
+  //! The minibatch xi of the current draw.
+  std::span<const Index> xi() const { return upper_; }
+
+ private:
+  static void copy(std::span<const Index> from, std::vector<Index>& to) { to.assign(from.begin(), from.end()); }
+  //! r <- r - theta H(zeta_i) r.
+  void neumann_step(BilevelOracle& o, const Vec& z, int i) {
+    o.lower_hvp(lower_[static_cast<std::size_t>(i)], z, r_, hr_);
+    r_ -= s_.theta * hr_;
+  }
+
+  Settings s_;
+  std::vector<Index> upper_;
+  std::vector<std::vector<Index>> lower_;
+  int k_ = 0;
+  Vec r_, hr_, v_, jv_;
+};
+
+}  // namespace fedbench::solvers

@@ -1,0 +1,161 @@
+// CD-MAGE, CD-MAGE+ and CD-MA: cross-device minimax methods of (seed 001), Algorithms 1-4;
+// spec 001 §2.0-2.5.
+//
+// CD-MAGE (estimator = gradient): phase A, the sampled clients send their full local
+// gradients at z_t and the server averages them into w_t = (u_t, -v_t); phase B, the clients
+// run K local steps on random-reshuffling minibatches B_k with the corrected direction
+//   d = F_i(z^k; B_k) - F_i(z_t; B_k) + w_t                 (eq. 4, same minibatch at both points)
+// x -= eta_t d_x, y += gamma_t (ascent part of d), and the server averages the local models.
+// CD-MAGE+ (estimator = storm): from round 1 on, phase A sends z_t and z_{t-1} and clients
+// return c_i = F_i(z_t) - (1 - alpha_t) F_i(z_{t-1}); w_t = (1 - alpha_t) w_{t-1} + mean c_i
+// (eq. 3; round 0 as CD-MAGE).
+// CD-MA (estimator = none): phase B alone without correction, i.e. Local SGDA with partial
+// participation, separate primal and dual steps and reshuffled minibatches (Alg. 4).
+// Schedules (App. B.1): eta_t = c_eta/(t+1)^rho, gamma_t = c_gamma/(t+1)^rho,
+// alpha_t = min{1, c_alpha/(t+1)^(2 rho)}; rho = 0 gives the constant steps of CD-MAGE/CD-MA.
+// Resolved (spec §2.0): phase-B clients are the phase-A set (`phase2_clients = same`, the
+// code) or a fresh draw (`independent`, the theory); minibatches by random reshuffling with a
+// fresh iterator every round; last iterate reported.
+// Theory preset (c_eta, c_gamma = theory; Thm 1 through Lemma 5, spec §2.4): gamma =
+// 1/(87 L_f K), eta = min{1/(36 L_f K), 1/(4 L_Phi K), mu^2 gamma/(21 L12^2)} with L_f the
+// largest client Lipschitz constant, L12 <= L_f, L_Phi = L_f (1 + L_f/mu) and mu the problem's
+// strong monotonicity (a lower bound on the strong concavity in y). The T- and sigma-dependent
+// terms of Thm 1 are left out: they need the horizon and a variance supremum.
+#include <algorithm>
+#include <cmath>
+
+#include "engine/solver.hpp"
+#include "solvers/common/two_phase_server.hpp"
+
+namespace fedbench::solvers {
+
+struct CdMage {
+  struct Params {
+    enum class Estimator { gradient, storm, none };
+    enum class Phase2Clients { same, independent };
+    Estimator estimator;
+    Phase2Clients phase2_clients;
+    int local_steps, batch_size;
+    double c_eta, c_gamma, c_alpha, rho;
+  };
+  static void declare(Schema<Params>& s) {
+    s.choice("estimator", &Params::estimator, "gradient", {{"gradient", Params::Estimator::gradient}, {"storm", Params::Estimator::storm},
+              {"none", Params::Estimator::none}},
+             "global estimator: eq. (2) CD-MAGE, eq. (3) CD-MAGE+, none = CD-MA")
+        .choice("phase2_clients", &Params::phase2_clients, "same", {{"same", Params::Phase2Clients::same},
+                 {"independent", Params::Phase2Clients::independent}},
+                "phase B clients: the phase A set (code) or a fresh draw (theory)")
+        .integer("local_steps", &Params::local_steps, "10", {.ge = 1}, "K, local steps per round")
+        .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
+                 "B, reshuffled minibatch size (0 = the whole local data)")
+        .real("c_eta", &Params::c_eta, "0.01", {.gt = 0},
+              "c_eta: primal step eta_t = c_eta/(t+1)^rho; theory: Thm 1 (Lemma 5)", true)
+        .real("c_gamma", &Params::c_gamma, "0.01", {.gt = 0},
+              "c_gamma: dual step gamma_t = c_gamma/(t+1)^rho; theory: 1/(87 L_f K)", true)
+        .real("c_alpha", &Params::c_alpha, "1", {.gt = 0}, "c_alpha: alpha_t = min{1, c_alpha/(t+1)^(2 rho)} (storm)")
+        .real("rho", &Params::rho, "0", {.ge = 0}, "rho, schedule exponent (0: constant steps)");
+    s.alias("step_size", {"c_eta", "c_gamma"}, "the primary step: sets c_eta and c_gamma");
+  }
+
+  static void resolve(Params& p, const SolverSetup& s) {
+    if (!is_unset(p.c_eta) || !is_unset(p.c_gamma)) {
+      if (is_unset(p.c_eta) || is_unset(p.c_gamma))
+        throw UserError(s.who + ": set c_eta and c_gamma both to theory or both to numbers");
+      return;
+    }
+    const double L = s.constant(Constant::lipschitz_client_max), mu = s.constant(Constant::mu);
+    const double K = p.local_steps, L_phi = L * (1 + L / mu);
+    p.c_gamma = 1 / (87 * L * K);
+    p.c_eta = std::min({1 / (36 * L * K), 1 / (4 * L_phi * K), mu * mu * p.c_gamma / (21 * L * L)});
+  }
+
+  Params p;
+  struct Down {
+    Vec model;
+    OptionalVec previous, estimate;  // z_{t-1} (storm, phase A); w_t (phase B)
+    auto fields() const { return std::tie(model, previous, estimate); }
+  };
+  struct Up {
+    Vec payload;  // phase A: a local gradient combination; phase B: the local model
+    auto fields() const { return std::tie(payload); }
+  };
+  struct Client {
+    Vec z, a, b, g_prev;
+  };
+
+  bool same_clients_every_phase() const { return p.phase2_clients == Params::Phase2Clients::same; }
+  int phases() const { return p.estimator == Params::Estimator::none ? 1 : 2; }
+  bool update_phase(int phase) const { return p.estimator == Params::Estimator::none || phase == 1; }
+
+  double schedule(double c, std::int64_t t) const {
+    return c / std::pow(static_cast<double>(t + 1), p.rho);
+  }
+  double alpha(std::int64_t t) const {
+    return std::min(1.0, p.c_alpha / std::pow(static_cast<double>(t + 1), 2 * p.rho));
+  }
+
+  void init(ServerCtx& s) { previous_ = s.model(); }
+
+  void server_begin(ServerCtx& s, Down& d) const {
+    server_.broadcast(s, update_phase(s.phase()) && p.estimator != Params::Estimator::none, d.model,
+                      d.estimate);
+    d.previous.sent = !update_phase(s.phase()) && p.estimator == Params::Estimator::storm && s.round() > 0;
+    if (d.previous.sent) d.previous.value = previous_;
+  }
+
+  void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
+    const std::int64_t t = c.round();
+    if (!update_phase(c.phase())) {  // phase A: full local gradients
+      c.oracle().op_on({}, d.model, up.payload);
+      if (d.previous.sent) {
+        c.oracle().op_on({}, d.previous.value, st.g_prev);
+        up.payload -= (1.0 - alpha(t)) * st.g_prev;
+      }
+      return;
+    }
+    const Index dx = c.dim_x(), dy = c.dim() - dx;
+    const double eta = schedule(p.c_eta, t), gamma = schedule(p.c_gamma, t);
+    st.z = d.model;
+    for (int k = 0; k < p.local_steps; ++k) {
+      const auto batch = c.oracle().next_reshuffled(p.batch_size);
+      c.oracle().op_on(batch, st.z, st.a);
+      if (d.estimate.sent) {  // a - b + w_t, the same minibatch at z^k and z_t
+        c.oracle().op_on(batch, d.model, st.b);
+        st.a -= st.b;
+        st.a += d.estimate.value;
+      }
+      st.z.head(dx) -= eta * st.a.head(dx);
+      st.z.tail(dy) -= gamma * st.a.tail(dy);  // the operator carries -grad_y: an ascent step
+      c.project(st.z);
+    }
+    up.payload = st.z;
+  }
+
+  void server_end(ServerCtx& s, std::span<const Up> uploads) {
+    if (update_phase(s.phase())) {
+      if (p.estimator == Params::Estimator::storm) previous_ = s.model();  // z_t becomes z_{t-1}
+      server_.update(s, uploads, 1.0, 1.0);  // the plain average of the local models
+      return;
+    }
+    if (p.estimator == Params::Estimator::storm && s.round() > 0)
+      server_.collect(uploads, 1.0 - alpha(s.round()));  // eq. (3)
+    else
+      server_.collect(uploads);  // eq. (2)
+  }
+
+ private:
+  TwoPhaseServer server_;
+  Vec previous_;
+};
+
+FEDBENCH_REGISTER_SOLVER(CdMage, "cd-mage",
+                         "cross-device minimax: gradient collection, then corrected local steps",
+                         "CD-MAGE (seed 001), Algorithms 1-3 with estimator (2); spec 001 §2.1");
+FEDBENCH_REGISTER_SOLVER_ALIAS("cd-mage-plus", "cd-mage",
+                               "CD-MAGE+: momentum (STORM) global estimator, decaying schedules",
+                               {"estimator", "storm"}, {"rho", "0.3333333333333333"}, {"c_alpha", "10"});
+FEDBENCH_REGISTER_SOLVER_ALIAS("cd-ma", "cd-mage",
+                               "CD-MA: local SGDA with partial participation and reshuffling (Alg. 4)",
+                               {"estimator", "none"});
+
+}  // namespace fedbench::solvers

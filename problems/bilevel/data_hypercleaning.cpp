@@ -1,0 +1,335 @@
+// Federated data hyper-cleaning: per-sample weights on label-corrupted training rows, of
+//   F. Huang, "Fast Adaptive Federated Bilevel Optimization", arXiv 2211.01122, 2022 (AdaFBiO;
+//   seed 004), eq. (4) and Sec. 6.2;
+//   spec 004 §1.3 (formulation) and §3.3 (the reconstructed protocol; the paper gives none),
+//   oracles of §6.1; after Franceschi et al., ICML 2017, and Shaban et al., AISTATS 2019.
+//
+//   lower  g_i(x, W) = (1/|D_tr^i|) sum_{j in D_tr^i} sigma(x_j) CE(W a~_j, b_j) + gamma_r ||W||_F^2
+//   upper  f_i(x, W) = (1/|D_vl^i|) sum_{j in D_vl^i} CE(W a~_j, b_j)          (no x: grad_x f = 0)
+// x in R^n has one logit per training row over all clients (client i's rows are the
+// contiguous block x_offset_i + j, so g_i touches only its own block); sigma is the logistic
+// function; W in R^{C x (d+1)} is a linear softmax classifier on a~ = (a, 1), stored
+// feature-major (W_{k,q} at q*C + k; q = d is the bias).
+// Resolved (§1.3): per-client means (the expectation notation of eq. 1) and gamma_r ||W||^2
+// with no 1/2 (eq. 4), the bias column included, so mu_g = 2 gamma_r exactly.
+// Resolved (§3.3): a corrupted label is redrawn uniformly from the C - 1 other classes, so
+// `corruption` is exactly the expected fraction of wrong training labels (the spec's "a
+// uniformly random class" would leave 1/C of them right); default 0.5 as in Franceschi et al.
+// Resolved (data): the test set is the dataset's test file when present, else a seeded
+// `test_fraction` of the train file; of the rest (at most `rows` seeded random rows) each
+// client's share, given by the partitioner, is split `validation_fraction` clean validation
+// rows / corrupted training rows (FedNest's per-client 20/80 split, spec 004 §3.2), so
+// validation follows the client's label skew. Default data: mnist-t10k, MNIST's 10000-image
+// test set shipped here (full MNIST is not; fashion-mnist works when installed).
+// Metrics: test accuracy and loss of W*(x) (Newton from the model's W), test accuracy of the
+// model's W, and the fraction of corrupted / clean training rows with sigma(x_j) < 0.5 (the
+// recall and false-positive rate of flagging corrupted samples, §3.3).
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "datasets/partition.hpp"
+#include "datasets/train_test.hpp"
+#include "problem/problem_registry.hpp"
+#include "problems/common/client_rows.hpp"
+#include "problems/common/client_split.hpp"
+#include "problems/common/softmax_rows.hpp"
+
+namespace fedbench::problems {
+
+class DataHypercleaning : public BilevelProblem {
+ public:
+  struct Params {
+    std::string dataset, partition;
+    int clients;
+    std::int64_t rows, partition_seed;
+    double corruption, ridge, test_fraction, validation_fraction;
+  };
+  static void declare(Schema<Params>& s) {
+    s.text("dataset", &Params::dataset, "mnist-t10k", "registered multiclass dataset (fedbench data list)")
+        .integer("rows", &Params::rows, "4000", {.ge = 0},
+                 "use this many seeded random train-file rows for training + validation (0: all)")
+        .real("test_fraction", &Params::test_fraction, "0.2", {.ge = 0, .lt = 1},
+              "held-out test rows when the dataset has no test file")
+        .real("validation_fraction", &Params::validation_fraction, "0.2", {.gt = 0, .lt = 1},
+              "of each client's rows, clean validation rows (FedNest: 20%); the rest corrupted training")
+        .real("corruption", &Params::corruption, "0.5", {.ge = 0, .le = 1},
+              "p_c, probability that a training label is replaced by another class")
+        .real("ridge", &Params::ridge, "0.01", {.gt = 0}, "gamma_r of gamma_r ||W||_F^2 (mu_g = 2 gamma_r)")
+        .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
+        .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
+        .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0},
+                 "seed of subsample, test split, partition and corruption");
+  }
+
+  explicit DataHypercleaning(const Params& p) : ridge_(p.ridge) {
+    const std::uint64_t seed = static_cast<std::uint64_t>(p.partition_seed);
+    auto data = datasets::load_train_test(p.dataset, p.test_fraction, seed);
+    if (data.classes < 2)
+      throw UserError("problem data-hypercleaning: dataset " + p.dataset + " is not labelled; choose a classification set");
+    classes_ = data.classes;
+    keep_random_rows(data.train_X, data.train_y, p.rows, seed, "data-hypercleaning", p.dataset + " (besides its test set)");
+    X_ = std::move(data.train_X);
+    test_X_ = std::move(data.test_X);
+    labels_ = std::move(data.train_y);
+    test_labels_ = std::move(data.test_y);
+    d_ = X_.cols;
+    assign_clients(p, seed);
+    store_in_order(X_, labels_, {&train_, &validation_});
+    corrupt(p.corruption, seed);
+    set_bilevel_shape(static_cast<Index>(corrupted_.size()), (d_ + 1) * classes_, ClientSplit::sizes(train_),
+                      ClientSplit::sizes(validation_));
+  }
+
+  std::string problem_class() const override {
+    return "bilevel: UL nonconvex in x, LL strongly convex in W (mu_g = 2 gamma_r)";
+  }
+  std::optional<ClientLabels> client_labels() const override {
+    return client_label_histograms(train_, labels_);  // observed (corrupted) training labels
+  }
+
+ protected:
+  void do_upper_grad_x(int, std::span<const Index>, const Vec&, Vec& out) const override {
+    out.setZero();  // f has no x
+  }
+  void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
+    out.setZero();
+    const double* w = w_of(z);
+    Vec& prob = scratch().prob;
+    const Index n = for_each_row(validation_[i], s, [&](Index row) {
+      row_loss(X_, row, label(row), w, prob);
+      prob(label(row)) -= 1.0;
+      add_outer(X_, row, 1.0, prob, out);
+    });
+    out /= static_cast<double>(n);
+  }
+  void do_lower_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
+    out.setZero();
+    const double* w = w_of(z);
+    Vec& prob = scratch().prob;
+    const double n = batch(i, s);
+    for_each_training(i, s, [&](Index row, Index xj) {  // d/dx_j of sigma(x_j) CE_j
+      out(xj) += sigmoid_slope(z(xj)) * row_loss(X_, row, label(row), w, prob) / n;
+    });
+  }
+  void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
+    out.setZero();
+    const double* w = w_of(z);
+    Vec& prob = scratch().prob;
+    for_each_training(i, s, [&](Index row, Index xj) {
+      row_loss(X_, row, label(row), w, prob);
+      prob(label(row)) -= 1.0;
+      add_outer(X_, row, sigmoid(z(xj)), prob, out);
+    });
+    out /= batch(i, s);
+    out += 2 * ridge_ * z.tail(dim_y());
+  }
+  void do_lower_hvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const override {
+    out.setZero();
+    Scratch& sc = scratch();
+    const double* cached = s.empty() ? full_batch_probabilities(i, z) : nullptr;
+    for_each_training(i, s, [&](Index row, Index xj) {
+      // grad^2 CE[V] = ((diag(pi) - pi pi^T) V a~) a~^T (spec 004 §6.1)
+      if (cached) sc.prob = Eigen::Map<const Vec>(cached + (xj - x_offset_[i]) * classes_, classes_);
+      else row_loss(X_, row, label(row), w_of(z), sc.prob);
+      logits(X_, row, v.data(), sc.direction);
+      const double mean = sc.prob.dot(sc.direction);
+      sc.direction = (sc.prob.array() * (sc.direction.array() - mean)).matrix();
+      add_outer(X_, row, sigmoid(z(xj)), sc.direction, out);
+    });
+    out /= batch(i, s);
+    out += 2 * ridge_ * v;
+  }
+  void do_lower_jvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const override {
+    out.setZero();
+    const double* w = w_of(z);
+    Scratch& sc = scratch();
+    const double n = batch(i, s);
+    for_each_training(i, s, [&](Index row, Index xj) {
+      // (grad^2_xy g_i V)_j = sigma'(x_j) (pi_j - e_bj)^T V a~_j / n (spec 004 §6.1)
+      row_loss(X_, row, label(row), w, sc.prob);
+      sc.prob(label(row)) -= 1.0;
+      logits(X_, row, v.data(), sc.direction);
+      out(xj) += sigmoid_slope(z(xj)) * sc.prob.dot(sc.direction) / n;
+    });
+  }
+  double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
+    const double* w = w_of(z);
+    Vec& prob = scratch().prob;
+    double total = 0;
+    const Index n = for_each_row(validation_[i], s, [&](Index row) { total += row_loss(X_, row, label(row), w, prob); });
+    return total / static_cast<double>(n);
+  }
+  double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
+    const double* w = w_of(z);
+    Vec& prob = scratch().prob;
+    double total = 0;
+    for_each_training(i, s, [&](Index row, Index xj) { total += sigmoid(z(xj)) * row_loss(X_, row, label(row), w, prob); });
+    return total / batch(i, s) + ridge_ * z.tail(dim_y()).squaredNorm();
+  }
+
+  Constants compute_constants() const override {
+    Constants k;
+    double row_norm_max = 0;
+    for (Index row = 0; row < X_.rows; ++row) {
+      double sq = 1;  // the bias feature
+      for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) sq += X_.val[e] * X_.val[e];
+      row_norm_max = std::max(row_norm_max, sq);
+    }
+    k.set(Constant::mu_g, 2 * ridge_, "2 gamma_r: strong convexity of every g_i in W, for every x");
+    k.set(Constant::lipschitz_g_client_max, row_norm_max / 2 + 2 * ridge_,
+          "bound on the smoothness of g_i in W: max_j ||(a_j, 1)||^2 / 2 (sigma <= 1) + 2 gamma_r");
+    k.set(Constant::corrupted_rows, static_cast<double>(std::count(corrupted_.begin(), corrupted_.end(), true)),
+          "training rows whose label was changed");
+    return k;
+  }
+
+  std::vector<std::string> solution_metric_names() const override {
+    std::vector<std::string> names;
+    if (test_X_.rows > 0) names = {"test_accuracy", "test_loss", "model_test_accuracy"};
+    names.push_back("corrupted_low_weight");
+    names.push_back("clean_low_weight");
+    return names;
+  }
+  void solution_metrics(const Vec& z, const Vec& w_star, std::span<double> out) const override {
+    std::size_t k = 0;
+    if (test_X_.rows > 0) {
+      out[0] = test_accuracy(w_star.data(), &out[1]);
+      out[2] = test_accuracy(w_of(z), nullptr);
+      k = 3;
+    }
+    double corrupted_low = 0, corrupted = 0, clean_low = 0, clean = 0;
+    for (Index j = 0; j < dim_x(); ++j) {  // sigma(x_j) < 0.5 <=> x_j < 0
+      (corrupted_[j] ? corrupted : clean) += 1;
+      (corrupted_[j] ? corrupted_low : clean_low) += z(j) < 0;
+    }
+    out[k++] = corrupted > 0 ? corrupted_low / corrupted : 0.0;
+    out[k] = clean > 0 ? clean_low / clean : 0.0;
+  }
+
+ private:
+  struct Scratch {
+    Vec prob, direction;
+  };
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+  static double sigmoid(double t) { return 1.0 / (1.0 + std::exp(-t)); }
+  static double sigmoid_slope(double t) {
+    const double s = sigmoid(t);
+    return s * (1 - s);
+  }
+  const double* w_of(const Vec& z) const { return z.data() + dim_x(); }
+  Index label(Index row) const { return static_cast<Index>(labels_[row]); }
+  double batch(int i, std::span<const Index> s) const {
+    return static_cast<double>(s.empty() ? static_cast<Index>(train_[i].size()) : static_cast<Index>(s.size()));
+  }
+
+  //! Softmax probabilities of client i's training rows at z (rows x C), kept per thread.
+  const double* full_batch_probabilities(int i, const Vec& z) const {
+    return hessian_cache_.at(i, z, train_.size(), [&](std::vector<double>& prob) {
+      prob.resize(train_[i].size() * static_cast<std::size_t>(classes_));
+      Vec& row_prob = scratch().prob;
+      for (std::size_t j = 0; j < train_[i].size(); ++j) {
+        row_loss(X_, train_[i][j], label(train_[i][j]), w_of(z), row_prob);
+        std::copy(row_prob.data(), row_prob.data() + classes_, prob.data() + j * static_cast<std::size_t>(classes_));
+      }
+    }).data();
+  }
+
+  //! fn(dataset row, index of its weight in x) over client i's training batch.
+  template <class Fn>
+  void for_each_training(int i, std::span<const Index> s, Fn&& fn) const {
+    const auto& rows = train_[i];
+    const Index offset = x_offset_[i];
+    if (s.empty())
+      for (std::size_t j = 0; j < rows.size(); ++j) fn(rows[j], offset + static_cast<Index>(j));
+    else
+      for (Index j : s) fn(rows[j], offset + j);
+  }
+
+  //! out = W a~ of a row (W given by its feature-major data).
+  void logits(const datasets::CsrMatrix& X, Index row, const double* w, Vec& out) const {
+    out = Eigen::Map<const Vec>(w + d_ * classes_, classes_);  // bias
+    for (std::int32_t e = X.row_start[row]; e < X.row_start[row + 1]; ++e)
+      out += X.val[e] * Eigen::Map<const Vec>(w + Index{X.col[e]} * classes_, classes_);
+  }
+  //! Softmax probabilities in prob; returns CE at class `cls`.
+  double row_loss(const datasets::CsrMatrix& X, Index row, Index cls, const double* w, Vec& prob) const {
+    logits(X, row, w, prob);
+    return softmax_cross_entropy(prob.data(), classes_, cls);
+  }
+  //! out += scale * a~ r^T (feature-major).
+  void add_outer(const datasets::CsrMatrix& X, Index row, double scale, const Vec& r, Vec& out) const {
+    out.segment(d_ * classes_, classes_) += scale * r;
+    for (std::int32_t e = X.row_start[row]; e < X.row_start[row + 1]; ++e)
+      out.segment(Index{X.col[e]} * classes_, classes_) += (scale * X.val[e]) * r;
+  }
+
+  double test_accuracy(const double* w, double* loss) const {
+    Vec& prob = scratch().prob;
+    double right = 0, total = 0;
+    for (Index row = 0; row < test_X_.rows; ++row) {
+      total += row_loss(test_X_, row, static_cast<Index>(test_labels_[row]), w, prob);
+      Index best = 0;
+      prob.maxCoeff(&best);
+      right += best == static_cast<Index>(test_labels_[row]);
+    }
+    const double n = static_cast<double>(test_X_.rows);
+    if (loss) *loss = total / n;
+    return right / n;
+  }
+
+  //! Partition of the pool over clients, then each client's validation / training split.
+  void assign_clients(const Params& p, std::uint64_t seed) {
+    const auto parts = datasets::partition_rows(labels_, p.clients, datasets::PartitionScheme::parse(p.partition), seed);
+    for (int i = 0; i < p.clients; ++i) {
+      const auto& rows = parts[i];
+      const auto split = datasets::split_rows(static_cast<Index>(rows.size()), 0, p.validation_fraction,
+                                              mix64(seed ^ hash_name("validation") ^ static_cast<std::uint64_t>(i)));
+      if (split.train.empty() || split.validation.empty())
+        throw UserError("problem data-hypercleaning: client " + std::to_string(i) + " holds " +
+                        std::to_string(rows.size()) + " rows, too few for a training and a validation row " +
+                        "at validation_fraction = " + std::to_string(p.validation_fraction) +
+                        "; raise rows or lower clients");
+      std::vector<Index> train, validation;
+      for (Index j : split.train) train.push_back(rows[j]);
+      for (Index j : split.validation) validation.push_back(rows[j]);
+      x_offset_.push_back(static_cast<Index>(corrupted_.size()));
+      corrupted_.resize(corrupted_.size() + train.size(), false);
+      train_.push_back(std::move(train));
+      validation_.push_back(std::move(validation));
+    }
+  }
+
+  //! Label noise on training rows only, in (client, row) order: p_c, another class uniformly.
+  void corrupt(double rate, std::uint64_t seed) {
+    Stream rng(seed, "data-hypercleaning-corruption");
+    for (std::size_t i = 0; i < train_.size(); ++i)
+      for (std::size_t j = 0; j < train_[i].size(); ++j) {
+        if (!rng.bernoulli(rate)) continue;
+        const Index row = train_[i][j];
+        const auto shift = 1 + rng.below(static_cast<std::uint64_t>(classes_ - 1));
+        labels_[row] = static_cast<double>((static_cast<std::uint64_t>(label(row)) + shift) %
+                                           static_cast<std::uint64_t>(classes_));
+        corrupted_[static_cast<std::size_t>(x_offset_[i]) + j] = true;
+      }
+  }
+
+  double ridge_;
+  Index classes_ = 0, d_ = 0;
+  datasets::CsrMatrix X_, test_X_;        // training + validation pool; test set
+  std::vector<double> labels_, test_labels_;  // class ids (training rows: after corruption)
+  datasets::Partition train_, validation_;     // per client: rows of X_
+  std::vector<Index> x_offset_;                // client i's weights: x(x_offset_[i] + j)
+  std::vector<bool> corrupted_;                // per entry of x
+  FullBatchCache<DataHypercleaning, std::vector<double>> hessian_cache_;
+};
+
+FEDBENCH_REGISTER_PROBLEM(DataHypercleaning, "data-hypercleaning",
+                          "per-sample weights on label-corrupted rows, linear softmax classifier (bilevel)",
+                          "AdaFBiO (seed 004) eq. 4; spec 004 §1.3, §3.3; Franceschi et al. ICML 2017");
+
+}  // namespace fedbench::problems

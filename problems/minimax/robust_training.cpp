@@ -1,0 +1,269 @@
+// Robust training against one universal input perturbation, of
+//   (seed 001) CD-MAGE, Section 5.2 (Figs. 2 and 5), after Deng and Mahdavi 2021; spec 001
+//   §3.2 and the substitutes of §7.2(a).
+//
+//   f_i(x, y) = (1/n_i) sum_j CE(h_x(a_ij + y), b_ij) - (lambda/2) ||y||^2,
+// x the classifier's weights (min), y in R^d a perturbation shared by every sample and client
+// (max, communicated like x). h_x is softmax regression (`hidden` empty) or a fully connected
+// ReLU network with the given hidden widths (the paper: 200,200), written by hand: forward,
+// backward and the input gradient W_1^T delta_1 that y needs.
+// Resolved (spec §3.2): lambda/2 with lambda = 0.001 (the paper; the code's 0.001 ||y||^2 is
+// lambda = 0.002); y0 = 0; weights start N(0, 2/fan_in) (He; zero for the linear model);
+// pixels mapped to [-1, 1] (`pixels = signed`). Concavity in y is not guaranteed for small
+// lambda (spec §7), as in the paper.
+// Metrics: clean test accuracy, and the robust loss and accuracy by `ascent_steps` full-batch
+// gradient-ascent steps of size `ascent_step` on a copy of y (warm start at the current y, at
+// 0 when ||y||^2 > 10: the code's rule), on the first `eval_rows` training and test rows.
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "core/text.hpp"
+#include "datasets/partition.hpp"
+#include "datasets/registry.hpp"
+#include "datasets/train_test.hpp"
+#include "problem/problem_registry.hpp"
+#include "problems/common/client_rows.hpp"
+
+namespace fedbench::problems {
+
+class RobustTraining : public MinimaxProblem {
+ public:
+  struct Params {
+    enum class Pixels { signed_unit, raw };
+    std::string dataset, partition, hidden;
+    Pixels pixels;
+    int clients, eval_rows, ascent_steps;
+    double lambda, test_fraction, ascent_step;
+    std::int64_t partition_seed, instance_seed;
+  };
+  static void declare(Schema<Params>& s) {
+    s.text("dataset", &Params::dataset, "mnist-t10k", "registered dataset (images or LIBSVM)")
+        .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
+        .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
+        .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of partition and split")
+        .text("hidden", &Params::hidden, "", "hidden ReLU widths, e.g. 200,200 (empty: softmax regression)")
+        .real("lambda", &Params::lambda, "0.001", {.ge = 0}, "lambda of -(lambda/2)||y||^2")
+        .choice("pixels", &Params::pixels, "signed", {{"signed", Params::Pixels::signed_unit}, {"raw", Params::Pixels::raw}}, "map features v to 2v-1 (signed) or keep")
+        .real("test_fraction", &Params::test_fraction, "0.2", {.ge = 0, .lt = 1},
+              "held-out rows when the dataset has no test file")
+        .integer("eval_rows", &Params::eval_rows, "1000", {.ge = 1}, "rows of each set for the robust metrics")
+        .integer("ascent_steps", &Params::ascent_steps, "20", {.ge = 0}, "ascent steps of the robust loss")
+        .real("ascent_step", &Params::ascent_step, "1", {.gt = 0}, "step of those ascent steps")
+        .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the initial weights");
+  }
+
+  explicit RobustTraining(const Params& p) : lambda_(p.lambda), ascent_steps_(p.ascent_steps),
+                                              ascent_step_(p.ascent_step) {
+    const auto& info = datasets::dataset_info(p.dataset);
+    if (info.classes < 2) throw UserError("problem robust-training: " + p.dataset + " is not labelled");
+    C_ = info.classes;
+    const auto data = datasets::load_train_test(p.dataset, p.test_fraction,
+                                                static_cast<std::uint64_t>(p.partition_seed));
+    X_ = data.train_X.dense();
+    y_ = data.train_y;
+    test_X_ = data.test_X.dense();
+    test_y_ = data.test_y;
+    if (p.pixels == Params::Pixels::signed_unit) {
+      X_ = (2.0 * X_.array() - 1.0).matrix();
+      test_X_ = (2.0 * test_X_.array() - 1.0).matrix();
+    }
+    d_ = X_.cols();
+    widths_.push_back(d_);
+    for (const auto& w : split(p.hidden, ','))
+      if (!w.empty()) {
+        long long v = 0;
+        if (!parse_int(w, v) || v < 1)
+          throw UserError("problem robust-training: hidden = '" + p.hidden +
+                          "' is not a list of positive widths, e.g. 200,200");
+        widths_.push_back(v);
+      }
+    widths_.push_back(C_);
+    for (std::size_t l = 0; l + 1 < widths_.size(); ++l) {
+      offsets_.push_back(n_weights_);
+      n_weights_ += widths_[l + 1] * (widths_[l] + 1);
+    }
+    start_ = Vec::Zero(n_weights_ + d_);
+    if (widths_.size() > 2) {  // He initialisation; the linear model starts at 0
+      Stream rng(static_cast<std::uint64_t>(p.instance_seed), "robust-training-init");
+      for (std::size_t l = 0; l + 1 < widths_.size(); ++l)
+        for (Index k = 0; k < widths_[l + 1] * widths_[l]; ++k)
+          start_(offsets_[l] + k) = std::sqrt(2.0 / static_cast<double>(widths_[l])) * rng.normal();
+    }
+    clients_ = datasets::partition_rows(y_, p.clients, datasets::PartitionScheme::parse(p.partition),
+                                        static_cast<std::uint64_t>(p.partition_seed));
+    std::vector<Index> sizes;
+    for (const auto& c : clients_) sizes.push_back(static_cast<Index>(c.size()));
+    eval_train_ = std::min<Index>(p.eval_rows, X_.rows());
+    eval_test_ = std::min<Index>(p.eval_rows, test_X_.rows());
+    set_shape(n_weights_, d_, sizes);
+  }
+
+  std::string problem_class() const override { return "NC-NC (concave in y only for large lambda)"; }
+  Vec initial_point() const override { return start_; }
+  std::optional<ClientLabels> client_labels() const override {
+    return client_label_histograms(clients_, y_);
+  }
+
+ protected:
+  void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override {
+    out.setZero();
+    Scratch& s = scratch();
+    const Index n = for_each_row(clients_[client], samples, [&](Index row) {
+      s.input = X_.row(row).transpose() + z.tail(d_);
+      forward(z, s);
+      backward(z, static_cast<int>(y_[row]), s, &out);
+      out.tail(d_) -= s.input_grad;  // -grad_y of the CE term
+    });
+    out /= static_cast<double>(n);
+    out.tail(d_) += lambda_ * z.tail(d_);  // -grad_y of -(lambda/2)||y||^2
+  }
+
+  double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
+    Scratch& s = scratch();
+    double total = 0;
+    const Index n = for_each_row(clients_[client], samples, [&](Index row) {
+      s.input = X_.row(row).transpose() + z.tail(d_);
+      total += forward(z, s, static_cast<int>(y_[row]));
+    });
+    return total / static_cast<double>(n) - 0.5 * lambda_ * z.tail(d_).squaredNorm();
+  }
+
+  Constants compute_constants() const override {
+    Constants k;
+    k.set(Constant::weights, static_cast<double>(n_weights_), "dimension of x (classifier weights)");
+    return k;
+  }
+
+  std::vector<std::string> extra_metric_names() const override {
+    return {"test_accuracy", "robust_train_loss", "robust_test_loss", "robust_test_accuracy"};
+  }
+
+  void extra_metrics(const Vec& z, std::span<double> out) const override {
+    Scratch& s = scratch();
+    Vec clean = z;
+    clean.tail(d_).setZero();
+    out[0] = accuracy(test_X_, test_y_, test_X_.rows(), clean, s);
+    double accuracy_after = 0;
+    out[1] = robust_loss(X_, y_, eval_train_, z, s, nullptr);
+    out[2] = robust_loss(test_X_, test_y_, eval_test_, z, s, &accuracy_after);
+    out[3] = accuracy_after;
+  }
+
+ private:
+  struct Scratch {
+    Vec input, input_grad;
+    std::vector<Vec> act, delta;  // per layer: activations (post-ReLU), back-propagated errors
+  };
+  Scratch& scratch() const {
+    thread_local Scratch s;
+    s.act.resize(widths_.size());
+    s.delta.resize(widths_.size());
+    return s;
+  }
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+  weight(const Vec& z, std::size_t l) const {
+    return {z.data() + offsets_[l], widths_[l + 1], widths_[l]};
+  }
+  auto bias(const Vec& z, std::size_t l) const {
+    return z.segment(offsets_[l] + widths_[l + 1] * widths_[l], widths_[l + 1]);
+  }
+
+  //! Forward pass on s.input; leaves softmax probabilities in s.act.back(); returns the CE
+  //! at `label` (if >= 0).
+  double forward(const Vec& z, Scratch& s, int label = -1) const {
+    const std::size_t L = widths_.size() - 1;
+    s.act[0] = s.input;
+    for (std::size_t l = 0; l < L; ++l) {
+      s.act[l + 1].noalias() = weight(z, l) * s.act[l];
+      s.act[l + 1] += bias(z, l);
+      if (l + 1 < L) s.act[l + 1] = s.act[l + 1].cwiseMax(0.0);
+    }
+    Vec& logits = s.act[L];
+    const double top = logits.maxCoeff();
+    const double logit_label = label >= 0 ? logits(label) : 0.0;
+    logits = (logits.array() - top).exp();
+    const double norm = logits.sum();
+    logits /= norm;
+    return label >= 0 ? top + std::log(norm) - logit_label : 0.0;
+  }
+
+  //! Back-propagates CE at `label`; adds weight gradients to grad (if given) and leaves the
+  //! input gradient in s.input_grad.
+  void backward(const Vec& z, int label, Scratch& s, Vec* grad) const {
+    const std::size_t L = widths_.size() - 1;
+    s.delta[L] = s.act[L];
+    s.delta[L](label) -= 1.0;
+    for (std::size_t l = L; l-- > 0;) {
+      if (grad) {
+        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gW(
+            grad->data() + offsets_[l], widths_[l + 1], widths_[l]);
+        gW.noalias() += s.delta[l + 1] * s.act[l].transpose();
+        grad->segment(offsets_[l] + widths_[l + 1] * widths_[l], widths_[l + 1]) += s.delta[l + 1];
+      }
+      s.delta[l].noalias() = weight(z, l).transpose() * s.delta[l + 1];
+      if (l > 0) s.delta[l] = (s.act[l].array() > 0).select(s.delta[l], 0.0);
+    }
+    s.input_grad = s.delta[0];
+  }
+
+  double accuracy(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z,
+                  Scratch& s) const {
+    double right = 0;
+    for (Index r = 0; r < rows; ++r) {
+      s.input = X.row(r).transpose() + z.tail(d_);
+      forward(z, s);
+      Index best = 0;
+      s.act.back().maxCoeff(&best);
+      right += best == static_cast<Index>(labels[r]);
+    }
+    return right / static_cast<double>(std::max<Index>(rows, 1));
+  }
+
+  //! max_y of the penalised loss by gradient ascent (the official code's procedure).
+  double robust_loss(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z,
+                     Scratch& s, double* accuracy_out) const {
+    Vec w = z;
+    if (w.tail(d_).squaredNorm() > 10) w.tail(d_).setZero();
+    Vec ascent(d_);
+    auto loss_and_gradient = [&](bool with_gradient) {
+      double loss = 0;
+      ascent.setZero();
+      for (Index r = 0; r < rows; ++r) {
+        s.input = X.row(r).transpose() + w.tail(d_);
+        loss += forward(w, s, static_cast<int>(labels[r]));
+        if (with_gradient) {
+          backward(w, static_cast<int>(labels[r]), s, nullptr);
+          ascent += s.input_grad;
+        }
+      }
+      const double n = static_cast<double>(rows);
+      ascent = ascent / n - lambda_ * w.tail(d_);
+      return loss / n - 0.5 * lambda_ * w.tail(d_).squaredNorm();
+    };
+    for (int k = 0; k < ascent_steps_; ++k) {
+      loss_and_gradient(true);
+      w.tail(d_) += ascent_step_ * ascent;
+    }
+    const double loss = loss_and_gradient(false);
+    if (accuracy_out) *accuracy_out = accuracy(X, labels, rows, w, s);
+    return loss;
+  }
+
+  double lambda_;
+  int ascent_steps_;
+  double ascent_step_;
+  int C_ = 0;
+  Index d_ = 0, n_weights_ = 0, eval_train_ = 0, eval_test_ = 0;
+  std::vector<Index> widths_, offsets_;
+  Mat X_, test_X_;
+  std::vector<double> y_, test_y_;
+  datasets::Partition clients_;
+  Vec start_;
+};
+
+FEDBENCH_REGISTER_PROBLEM(RobustTraining, "robust-training",
+                          "classifier vs one universal input perturbation (softmax or ReLU MLP)",
+                          "CD-MAGE (seed 001) Sec. 5.2; Deng and Mahdavi 2021; spec 001 §3.2, §7");
+
+}  // namespace fedbench::problems
