@@ -3,8 +3,9 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
+PREFIX ?= /usr/local
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench install clean
 
 all: build
 
@@ -25,6 +26,11 @@ demo: build
 
 bench: build
 	$(BUILD)/bin/fedbench_bench --benchmark_min_time=0.2
+
+# Builds fedbench and its man page only, then installs under $(PREFIX) (DESTDIR is honoured).
+install: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target fedbench fedbench_man
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

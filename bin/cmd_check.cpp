@@ -44,7 +44,9 @@ std::function<int()> add_check(CLI::App& app) {
       fresh = templ;
       temporary = true;
     }
-    const suite::Suite s = suite::load_suite(o->suite, {{}, {}, fresh});
+    suite::SuiteOverrides overrides;
+    overrides.results_dir = fresh;
+    const suite::Suite s = suite::load_suite(o->suite, overrides);
     if (!o->update && !fs::is_directory(o->reference))
       throw UserError("reference directory " + o->reference +
                       " does not exist; create it with --update");

@@ -21,6 +21,29 @@ std::vector<double> dataset_labels(const datasets::DatasetInfo& d, const std::st
       .labels;
 }
 
+int list_json() {
+  std::printf("{\"search_path\": [");
+  const auto search = datasets::data_search_path();
+  for (std::size_t i = 0; i < search.size(); ++i) std::printf("%s%s", i ? ", " : "", json_quote(search[i]).c_str());
+  std::printf("], \"datasets\": [");
+  bool first = true;
+  for (const auto& d : datasets::dataset_registry()) {
+    std::printf("%s\n  {\"name\": %s, \"format\": %s, \"features\": %d, \"classes\": %d, \"files\": [",
+                first ? "" : ",", json_quote(d.name).c_str(), json_quote(d.format).c_str(), d.features, d.classes);
+    first = false;
+    for (std::size_t k = 0; k < d.files.size(); ++k) {
+      const auto& f = d.files[k];
+      const auto path = datasets::find_file(f);
+      std::printf("%s{\"role\": %s, \"instances\": %lld, \"present\": %s, \"path\": %s}", k ? ", " : "",
+                  json_quote(f.role).c_str(), static_cast<long long>(f.instances), path ? "true" : "false",
+                  path ? json_quote(*path).c_str() : "null");
+    }
+    std::printf("], \"obtain\": %s}", json_quote(d.obtain).c_str());
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
 int list() {
   std::printf("search path: %s\n\n", join(datasets::data_search_path(), ":").c_str());
   std::printf("%-14s %-7s %8s %8s  %-10s %s\n", "dataset", "format", "features", "classes",
@@ -77,8 +100,10 @@ std::function<int()> add_data(CLI::App& app) {
     std::string name, scheme = "iid", role = "train";
     int clients = 10;
     long long seed = 0;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
+  list_cmd->add_flag("--json", o->json, "print the list as JSON");
   verify_cmd->add_option("names", o->names, "datasets (default: every present file)");
   part_cmd->add_option("dataset", o->name, "dataset name")->required();
   part_cmd->add_option("--clients", o->clients, "number of clients (default 10)");
@@ -86,7 +111,7 @@ std::function<int()> add_data(CLI::App& app) {
   part_cmd->add_option("--seed", o->seed, "partition seed (default 0)");
   part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
   return [o, list_cmd, verify_cmd] {
-    if (list_cmd->parsed()) return list();
+    if (list_cmd->parsed()) return o->json ? list_json() : list();
     if (verify_cmd->parsed()) return verify(o->names);
     const auto& d = datasets::dataset_info(o->name);
     const auto labels = dataset_labels(d, o->role);

@@ -4,27 +4,63 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "core/text.hpp"
 #include "suite/results_store.hpp"
 #include "suite/suite_runner.hpp"
 
 namespace fedbench::cli {
+namespace {
+
+std::string json_params(const ParamMap& m) {
+  std::string out;
+  for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + json_quote(k) + ": " + json_quote(v);
+  return "{" + out + "}";
+}
+
+void print_plan_json(const suite::Suite& s, const suite::ResultsStore& store) {
+  std::printf("{\"suite\": %s, \"results\": %s, \"runs\": [", json_quote(s.name).c_str(),
+              json_quote(s.results_dir).c_str());
+  for (std::size_t i = 0; i < s.runs.size(); ++i) {
+    const auto& r = s.runs[i];
+    std::printf("%s\n  {\"id\": %s, \"state\": %s, \"problem\": %s, \"problem_params\": %s, "
+                "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
+                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(store.state(r.id))).c_str(),
+                json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
+                json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
+                json_quote(r.request.participation.to_text()).c_str(),
+                static_cast<unsigned long long>(r.request.seed));
+  }
+  std::printf("]}\n");
+}
+
+}  // namespace
 
 std::function<int()> add_plan(CLI::App& app) {
   auto* sub = app.add_subcommand("plan", "list and validate the runs of a suite file");
   struct Options {
     std::string suite, results;
-    std::vector<std::string> solver_params, problem_params;
+    std::vector<std::string> solver_params, problem_params, only_solvers, only_problems;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("suite", o->suite, "suite file (YAML)")->required();
   sub->add_option("-s,--solver-param", o->solver_params, "solver grid key=v1,v2 (overrides the file)");
   sub->add_option("-p,--problem-param", o->problem_params, "problem grid key=v1,v2");
   sub->add_option("--results", o->results, "results directory (default from the file)");
+  sub->add_option("--solver", o->only_solvers, "only the suite's entries of this solver (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--problem", o->only_problems, "only the suite's entries of this problem (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_flag("--json", o->json, "print the runs as JSON instead of a table");
   return [o] {
-    const suite::Suite s =
-        suite::load_suite(o->suite, {o->solver_params, o->problem_params, o->results});
+    const suite::Suite s = suite::load_suite(
+        o->suite, {o->solver_params, o->problem_params, o->results, o->only_problems, o->only_solvers});
     suite::validate_suite(s);
     const suite::ResultsStore store(s.results_dir);
+    if (o->json) {
+      print_plan_json(s, store);
+      return 0;
+    }
     int counts[3] = {0, 0, 0};
     std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
     for (const auto& run : s.runs) {

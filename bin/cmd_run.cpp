@@ -8,7 +8,8 @@
 #include "commands.hpp"
 #include "core/text.hpp"
 #include "engine/runner.hpp"
-#include "io/trajectory_file.hpp"
+#include "io/run_sinks.hpp"
+#include "suite/progress.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/suite_runner.hpp"
 
@@ -22,8 +23,9 @@ std::string& command_line() {
 namespace {
 
 struct RunOptions {
-  std::string problem, solver, participation = "full", output, target;
-  std::vector<std::string> problem_params, solver_params;
+  std::string participation = "full", target;
+  std::vector<std::string> problems, solvers;  // one each for a single run; filters for a suite
+  std::vector<std::string> problem_params, solver_params, outputs;
   long long rounds = 100, seed = 0, eval_every = 1, max_samples = -1, max_bytes = -1;
   int eval_log = 0, clients = -1, threads = 0;
   double time_limit = -1, divergence_factor = 1e10;
@@ -34,7 +36,7 @@ struct RunOptions {
   bool force = false;
 };
 
-void print_summary(const MemoryTrajectory& t, const std::string& output) {
+void print_summary(const MemoryTrajectory& t, const std::vector<std::string>& outputs) {
   const auto& s = t.summary;
   std::printf("status: %s (%s)%s%s\n", s.status().c_str(), to_string(s.reason).c_str(),
               s.message.empty() ? "" : ": ", s.message.c_str());
@@ -47,11 +49,11 @@ void print_summary(const MemoryTrajectory& t, const std::string& output) {
   for (std::size_t k = 0; k < t.header.metric_names.size(); ++k)
     std::printf("%s: %.6e -> %.6e\n", t.header.metric_names[k].c_str(), t.rows.front().metrics[k],
                 last.metrics[k]);
-  if (!output.empty()) std::printf("written: %s\n", output.c_str());
+  for (const auto& output : outputs) std::printf("written: %s\n", output.c_str());
 }
 
 int run_suite_file(const RunOptions& o, const CLI::App& sub) {
-  for (const char* opt : {"--problem", "--solver", "--rounds", "--clients", "--participation",
+  for (const char* opt : {"--rounds", "--clients", "--participation",
                           "--seed", "--eval-every", "--eval-log", "--target", "--max-samples",
                           "--max-bytes", "--time-limit", "--divergence-factor", "--threads",
                           "--output"})
@@ -62,6 +64,8 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   overrides.solver_params = o.solver_params;
   overrides.problem_params = o.problem_params;
   overrides.results_dir = o.results;
+  overrides.only_problems = o.problems;
+  overrides.only_solvers = o.solvers;
   const suite::Suite s = suite::load_suite(o.suite, overrides);
   suite::SuiteOptions options;
   options.jobs = o.jobs;
@@ -84,8 +88,14 @@ std::function<int()> add_run(CLI::App& app) {
       "run", "run one solver on one problem, or every run of a suite file (SUITE.yaml)");
   auto o = std::make_shared<RunOptions>();
   sub->add_option("suite", o->suite, "suite file (YAML); -s/-p then give grids key=v1,v2");
-  sub->add_option("--problem", o->problem, "problem name (fedbench list problems)");
-  sub->add_option("--solver", o->solver, "solver name (fedbench list solvers)");
+  sub->add_option("--problem", o->problems,
+                  "problem name (fedbench list problems); with a suite: run only its entries of "
+                  "this problem (repeatable)")
+      ->allow_extra_args(false);
+  sub->add_option("--solver", o->solvers,
+                  "solver name (fedbench list solvers); with a suite: run only its entries of "
+                  "this solver (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("--jobs", o->jobs, "suite: runs in parallel (default: all cores)");
   sub->add_flag("--force", o->force, "suite: rerun finished runs too");
   sub->add_option("--results", o->results, "suite: results directory (default from the file)");
@@ -106,20 +116,22 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
   sub->add_option("--threads", o->threads, "client threads (default: all cores; results do not depend on it)");
-  sub->add_option("-o,--output", o->output, "write the trajectory to this HDF5 file");
+  sub->add_option("-o,--output", o->outputs,
+                  "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
+      ->allow_extra_args(false);
   sub->add_flag("-q,--quiet", o->quiet, "print nothing but errors");
 
   return [o, sub] {
     if (!o->suite.empty()) return run_suite_file(*o, *sub);
-    if (o->problem.empty() || o->solver.empty())
-      throw UserError("run needs --problem NAME and --solver NAME, or a suite file");
+    if (o->problems.size() != 1 || o->solvers.size() != 1)
+      throw UserError("run needs one --problem NAME and one --solver NAME, or a suite file");
     for (const char* opt : {"--jobs", "--force", "--results"})
       if (sub->count(opt)) throw UserError(std::string(opt) + " applies to suite files only");
     RunRequest req;
-    req.problem = o->problem;
-    req.solver = o->solver;
-    req.solver_params = parse_assignments(o->solver_params, "solver " + o->solver);
-    req.problem_params = parse_assignments(o->problem_params, "problem " + o->problem);
+    req.problem = o->problems.front();
+    req.solver = o->solvers.front();
+    req.solver_params = parse_assignments(o->solver_params, "solver " + req.solver);
+    req.problem_params = parse_assignments(o->problem_params, "problem " + req.problem);
     if (o->clients >= 0) req.problem_params["clients"] = std::to_string(o->clients);
     req.participation = Participation::parse(o->participation);
     if (o->seed < 0) throw UserError("--seed must be >= 0");
@@ -136,17 +148,20 @@ std::function<int()> add_run(CLI::App& app) {
     const int threads =
         o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
+    std::vector<io::OutputFormat> formats;
+    for (const auto& path : o->outputs) formats.push_back(io::output_format_of(path));
     PreparedRun run = prepare_run(req);
     MemoryTrajectory memory;
-    std::unique_ptr<io::Hdf5TrajectoryWriter> writer;
-    std::vector<TrajectorySink*> sinks{&memory};
-    if (!o->output.empty()) {
-      writer = std::make_unique<io::Hdf5TrajectoryWriter>(o->output);
-      sinks.push_back(writer.get());
+    suite::RunProgress progress(req.budget.rounds, o->quiet);
+    std::vector<std::unique_ptr<TrajectorySink>> files;
+    std::vector<TrajectorySink*> sinks{&memory, &progress};
+    for (std::size_t k = 0; k < o->outputs.size(); ++k) {
+      files.push_back(io::make_file_sink(formats[k], o->outputs[k]));
+      sinks.push_back(files.back().get());
     }
     TeeSink tee(sinks);
     const RunSummary summary = execute(run, threads, tee, command_line());
-    if (!o->quiet) print_summary(memory, o->output);
+    if (!o->quiet) print_summary(memory, o->outputs);
     return summary.reason == StopReason::error ? 1 : 0;
   };
 }

@@ -1,6 +1,7 @@
 // `fedbench select RESULTS --metric NAME --at rounds=R [--report-seeds ...] [-o FILE]`: the
 // best configuration per solver by the median over tuning seeds, as a table and as a suite
 // file that reruns the winners on separate report seeds.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,23 +15,66 @@
 #include "suite/select.hpp"
 
 namespace fedbench::cli {
+namespace {
+
+// "auc(dataset=a9a, clients=20)": the problem and the parameters that set it apart.
+std::string problem_label(const suite::Configuration& c) {
+  std::string params;
+  for (const auto& [k, v] : c.problem_params)
+    if (k == "dataset" || k == "clients" || k == "path" || k == "dim") params += (params.empty() ? "" : ",") + k + "=" + v;
+  return c.problem + (params.empty() ? "" : "(" + params + ")");
+}
+
+void print_selection_json(const suite::Selection& sel, const suite::SelectCriterion& criterion,
+                          const std::vector<std::string>& paths) {
+  auto q = [](const std::string& s) { return json_quote(s); };
+  auto num = [](double v) { return std::isfinite(v) ? format_real(v) : std::string("null"); };
+  std::printf("{\"criterion\": %s, \"direction\": \"%s\", \"configurations\": %zu, \"winners\": [",
+              q(criterion.describe()).c_str(), sel.maximize ? "max" : "min", sel.all.size());
+  for (std::size_t i = 0; i < sel.winners.size(); ++i) {
+    const auto& w = sel.winners[i];
+    std::string params, problem_params, seeds, scores;
+    for (const auto& [k, v] : w.solver_params) params += (params.empty() ? "" : ", ") + q(k) + ": " + q(v);
+    for (const auto& [k, v] : w.problem_params)
+      problem_params += (problem_params.empty() ? "" : ", ") + q(k) + ": " + q(v);
+    for (std::size_t s = 0; s < w.seeds.size(); ++s) {
+      seeds += (s ? ", " : "") + std::to_string(w.seeds[s]);
+      scores += (s ? ", " : "") + num(w.scores[s]);
+    }
+    std::printf("%s\n  {\"problem\": %s, \"problem_params\": {%s}, \"solver\": %s, "
+                "\"solver_params\": {%s}, \"median\": %s, \"seeds\": [%s], \"scores\": [%s]}",
+                i ? "," : "", q(w.problem).c_str(), problem_params.c_str(), q(w.solver).c_str(),
+                params.c_str(), num(w.median).c_str(), seeds.c_str(), scores.c_str());
+  }
+  std::string files;
+  for (const auto& p : paths) files += (files.empty() ? "" : ", ") + q(p);
+  std::printf("],\n \"winners_suites\": [%s]}\n", files.c_str());
+}
+
+}  // namespace
 
 std::function<int()> add_select(CLI::App& app) {
   auto* sub = app.add_subcommand("select", "pick the best configuration per solver from a results directory");
   struct Options {
     std::string results, metric, at, report_seeds = "range(1000, 1005)", output;
+    bool maximize = false, minimize = false, json = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("results", o->results, "results directory of a suite")->required();
   sub->add_option("--metric", o->metric,
-                  "metric to minimise (default: the runs' primary metric, rel_error or hypergrad_norm)");
+                  "metric to optimise (default: the runs' primary metric, rel_error or hypergrad_norm)");
+  sub->add_flag("--maximize", o->maximize, "the largest median wins (default: the metric's recorded direction)");
+  sub->add_flag("--minimize", o->minimize, "the smallest median wins (default: the metric's recorded direction)");
+  sub->add_flag("--json", o->json, "print the selection as JSON instead of a table");
   sub->add_option("--at", o->at, "rounds=R | samples=S | bytes=B | auc")->required();
   sub->add_option("--report-seeds", o->report_seeds,
                   "seeds of the winners' suite (default range(1000, 1005)); list a,b,c or range(a, b)");
   sub->add_option("-o,--output", o->output, "winners suite file (default RESULTS/winners.yaml)");
   return [o] {
-    const auto criterion = suite::SelectCriterion::parse(
+    if (o->maximize && o->minimize) throw UserError("give --maximize or --minimize, not both");
+    auto criterion = suite::SelectCriterion::parse(
         o->metric.empty() ? suite::recorded_primary_metric(o->results) : o->metric, o->at);
+    if (o->maximize || o->minimize) criterion.maximize = o->maximize;
     // "range(a, b)" / "logspace(..)" as one item; otherwise a comma-separated list.
     const bool call = o->report_seeds.find('(') != std::string::npos;
     std::vector<std::uint64_t> seeds;
@@ -44,32 +88,46 @@ std::function<int()> add_select(CLI::App& app) {
       }
     const suite::Selection sel = suite::select_best(o->results, criterion);
 
-    std::printf("best per solver by the median over seeds of %s (%zu configurations)\n",
-                criterion.describe().c_str(), sel.all.size());
-    std::printf("%-22s %14s %6s  %s\n", "solver", "median", "seeds", "parameters");
     std::map<std::string, std::vector<suite::Configuration>> by_problem;
-    for (const auto& w : sel.winners) {
-      std::string params;
-      for (const auto& [k, v] : w.solver_params) params += k + "=" + v + " ";
-      std::printf("%-22s %14.6g %6zu  %s\n", w.solver.c_str(), w.median, w.seeds.size(),
-                  params.c_str());
-      by_problem[w.problem_key].push_back(w);
-    }
-    const std::string out = o->output.empty() ? o->results + "/winners.yaml" : o->output;
-    const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
-    int k = 0;
-    for (const auto& [key, winners] : by_problem) {
-      std::string path = out;
-      if (by_problem.size() > 1) {  // one suite per problem configuration
-        const auto dot = out.rfind('.');
-        path = out.substr(0, dot) + "-" + std::to_string(++k) + out.substr(dot);
+    for (const auto& w : sel.winners) by_problem[w.problem_key].push_back(w);
+    const bool several = by_problem.size() > 1;
+    // One suite per problem configuration: winners-1.yaml, winners-2.yaml, ... beside the name.
+    const std::filesystem::path out = o->output.empty() ? o->results + "/winners.yaml" : o->output;
+    std::vector<std::string> paths;
+    for (std::size_t k = 1; k <= by_problem.size(); ++k) {
+      if (!several) {
+        paths.push_back(out.string());
+        continue;
       }
+      const std::string ext = out.extension().empty() ? ".yaml" : out.extension().string();
+      paths.push_back((out.parent_path() / (out.stem().string() + "-" + std::to_string(k) + ext)).string());
+    }
+    if (o->json) {
+      print_selection_json(sel, criterion, paths);
+    } else {
+      std::printf("best per solver by the median over seeds of %s, %s wins (%zu configurations)\n",
+                  criterion.describe().c_str(), sel.maximize ? "largest" : "smallest",
+                  sel.all.size());
+      if (several) std::printf("%-24s ", "problem");
+      std::printf("%-22s %14s %6s  %s\n", "solver", "median", "seeds", "parameters");
+      for (const auto& w : sel.winners) {
+        std::string params;
+        for (const auto& [key, v] : w.solver_params) params += key + "=" + v + " ";
+        if (several) std::printf("%-24s ", problem_label(w).c_str());
+        std::printf("%-22s %14.6g %6zu  %s\n", w.solver.c_str(), w.median, w.seeds.size(),
+                    params.c_str());
+      }
+    }
+    const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
+    std::size_t k = 0;
+    for (const auto& [key, winners] : by_problem) {
+      const std::string path = paths[k++];
       std::ofstream f(path);
       if (!f) throw UserError("cannot write " + path + ": check the directory");
       f << suite::winners_suite(winners, seeds, name,
                                 "written by fedbench select: winners by " + criterion.describe() +
                                     ", rerun on report seeds");
-      std::printf("winners suite: %s\n", path.c_str());
+      if (!o->json) std::printf("winners suite: %s\n", path.c_str());
     }
     return 0;
   };

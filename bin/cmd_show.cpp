@@ -1,8 +1,10 @@
 // `fedbench show FILE.h5`: the configuration and a summary of a stored trajectory.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
+#include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
 
 namespace fedbench::cli {
@@ -10,9 +12,18 @@ namespace fedbench::cli {
 std::function<int()> add_show(CLI::App& app) {
   auto* sub = app.add_subcommand("show", "print the configuration and trajectory summary of a run file");
   auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   sub->add_option("file", *path, "a trajectory file written by fedbench run -o")->required();
-  return [path] {
-    std::cout << io::summarize_trajectory(io::read_trajectory(*path));
+  sub->add_flag("--json", *json, "print the whole run (header, rows, summary) as JSON");
+  return [path, json] {
+    const io::StoredRun run = io::read_trajectory(*path);
+    if (!*json) {
+      std::cout << io::summarize_trajectory(run);
+      return 0;
+    }
+    io::JsonSink sink(std::cout, false);
+    sink.set_id(std::filesystem::path(*path).stem().string());
+    replay(run.record, sink);
     return 0;
   };
 }

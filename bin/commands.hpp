@@ -20,5 +20,7 @@ std::function<int()> add_export(CLI::App& app);
 std::function<int()> add_check(CLI::App& app);
 std::function<int()> add_select(CLI::App& app);
 std::function<int()> add_data(CLI::App& app);
+std::function<int()> add_instance(CLI::App& app);
+std::function<int()> add_report(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -1,4 +1,6 @@
-// fedbench: reproducible benchmarks of federated minimax optimization.
+// fedbench: reproducible benchmarks of federated minimax and bilevel optimization.
+// Subcommands: list, describe, run, show, plan, export, check, select, report, instance, data (each in
+// bin/cmd_*.cpp).
 // Exit codes: 0 success (a diverged run is a result), 1 a run ended in error, 2 bad input.
 #include <iostream>
 #include <map>
@@ -13,7 +15,7 @@ int main(int argc, char** argv) {
   fedbench::suite::set_world(&mpi);
   for (int i = 0; i < argc; ++i)
     fedbench::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
-  CLI::App app{"fedbench: reproducible benchmarks of federated minimax optimization"};
+  CLI::App app{"fedbench: reproducible benchmarks of federated minimax and bilevel optimization"};
   app.set_version_flag("--version", fedbench::fedbench_version() + " (" +
                                         fedbench::git_commit() + ")");
   app.require_subcommand(1);
@@ -21,10 +23,18 @@ int main(int argc, char** argv) {
   for (auto add : {fedbench::cli::add_list, fedbench::cli::add_describe, fedbench::cli::add_run,
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,
                    fedbench::cli::add_check, fedbench::cli::add_select,
-                   fedbench::cli::add_data}) {
+                   fedbench::cli::add_data, fedbench::cli::add_instance,
+                   fedbench::cli::add_report}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }
+  // Set after the subcommands are added: CLI11 copies a parent's footer into new subcommands.
+  app.footer("Subcommands: list and describe (problems, solvers, their parameters), run (one run or "
+             "a suite), show (a run file), plan (a suite's runs), export (CSV), check (against "
+             "stored references), select (best configuration per solver), report (an HTML page of "
+             "a results directory), instance (a problem's data for checks outside fedbench), data "
+             "(datasets). "
+             "Details: fedbench SUBCOMMAND --help.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -2,7 +2,8 @@
 // clients. A client holds a list of row indices into the one shared matrix, never a copy.
 //   iid            shuffle, cut into near-equal parts
 //   shards:S       sort by label, cut into M*S equal shards, deal S random shards per client
-//                  (S = 1 with 500 clients is seed 001 §3.0's one-class-per-client scheme)
+//                  (S = 1 with 500 clients is the one-class-per-client split of J. Xie et al.,
+//                  arXiv 2105.14216, 2021, Section 5.1)
 //   dirichlet:A    label skew: each class spread over clients by proportions ~ Dir(A)
 //   quantity:A     quantity skew: client sizes ~ Dir(A) (labels iid)
 // Every row lands in exactly one client; a client left empty takes one row from the largest.

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  help2man bash-completion # man page and shell completion of `make install`
   libeigen3-dev            # all numerics
   libarmadillo-dev         # independent LAPACK-backed reference in tests
   libcli11-dev             # command line
@@ -16,6 +17,8 @@ packages=(
   zlib1g-dev               # .gz data files
   dataset-fashion-mnist    # Fashion-MNIST idx files under /usr/share/datasets
   python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
+  python3-pandas python3-xarray python3-h5netcdf  # scripts/fedbench_read.py, netCDF view test
+  chromium                 # renders the HTML report in tests/cli/report.sh
 )
 
 missing=()

@@ -1,77 +1,186 @@
 #!/usr/bin/env python3
-"""Plots one metric of fedbench trajectory files against a counter column.
+"""Plots one metric of fedbench run files against a counter column.
 
-    plot.py OUT.png FILE.h5... [--x round] [--y rel_error] [--title TEXT] [--linear]
-                   [--group solver]
+    plot.py OUT.png FILE.h5|RESULTS_DIR... [--x round] [--y METRIC] [--title TEXT] [--linear]
+                   [--group solver[,step_size,...]]
 
-Each file is one curve, labelled by its file name (without .h5). With --group ATTR (a root
-attribute, e.g. solver), the files of each value of ATTR (the seeds of a suite) make one
-curve, their median row by row, with the range shaded. Runs that diverged or failed
-are drawn dashed and marked in the legend. Uses python3-h5py and python3-matplotlib (Agg)."""
+Each run is one curve, labelled by its solver and the parameters that differ between the
+plotted runs. With --group KEYS (comma-separated: solver, problem, seed, participation, or any
+parameter name such as step_size or solver.step_size), the runs of each combination of values
+make one curve: the median over the runs still alive at each round, the min-max range shaded.
+A run whose metric turns non-finite or absurd (diverged) ends there, marked with an 'x'.
+x may be any column, or bytes (up + down) or oracle_calls (sum of the *_calls columns).
+Uses numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
 import os
+import sys
 
-import h5py
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fedbench_curves as fc  # noqa: E402
+import fedbench_read as fr  # noqa: E402
+
+X_LABELS = {"round": "communication rounds", "bytes": "bytes sent (up + down)",
+            "oracle_calls": "oracle calls (all kinds)", "samples": "samples (component gradients)",
+            "wall_time": "solver time (s)"}
+Y_LABELS = {"rel_error": "relative error ‖z − z*‖² / ‖z0 − z*‖²"}
+
+
+def short(column):
+    return column.split(".", 1)[1] if column.startswith(("problem.", "solver.")) else column
+
+
+def run_labels(info):
+    """Per run: solver plus the parameters that differ between the plotted runs (solver
+    parameters compared within the solver), plus the seed only where labels would repeat."""
+    problem_keys = [c for c in fr.varying_params(info) if c.startswith("problem.")]
+    if info["participation"].nunique() > 1:
+        problem_keys.append("participation")
+    solver_keys = {s: [c for c in fr.varying_params(g) if c.startswith("solver.")]
+                   for s, g in info.groupby("solver")}
+    many_problems = info["problem"].nunique() > 1
+    labels = []
+    for _, row in info.iterrows():
+        parts = ([row["problem"]] if many_problems else []) + [row["solver"]]
+        for c in problem_keys + solver_keys[row["solver"]]:
+            if not pd.isna(row[c]):
+                parts.append(f"{short(c)}={fr.format_value(row[c])}")
+        labels.append(" ".join(parts))
+    labels = pd.Series(labels, index=info.index)
+    dup = labels.duplicated(keep=False)
+    labels[dup] = labels[dup] + " seed=" + info.loc[dup, "seed"].astype(str)
+    return labels.tolist()
+
+
+def group_label(keys, values):
+    parts = []
+    for k, v in zip(keys, values):
+        parts.append(str(v) if k in ("solver", "problem") else f"{short(k)}={fr.format_value(v)}")
+    return " ".join(parts)
+
+
+def build_curves(runs, info, xcol, ycol, keys=(), log=True):
+    """Curves to draw: [{label, members: [(round, x, y)], ended, diverged, total}], members cut
+    where each run stopped being alive. keys: info columns that group runs into one curve."""
+    ys = [r[ycol].to_numpy(float) for r in runs]
+    limit = fc.absurd_limit(ys)
+    cut = []
+    for run, y in zip(runs, ys):
+        n = fc.alive_rows(y, limit)
+        y = y[:n].copy()
+        if log:
+            y[y <= 0] = np.nan  # log axes cannot show it; the run goes on
+        cut.append((run["round"].to_numpy(float)[:n], run[xcol].to_numpy(float)[:n], y,
+                    n < len(run) or run.attrs.get("status") != "ok"))
+    statuses = [r.attrs.get("status") for r in runs]
+    if not keys:
+        return [{"label": lab, "members": [c[:3]], "ended": c[3], "total": 1, "diverged": int(c[3]),
+                 "word": "error" if st == "error" else "diverged"}
+                for lab, c, st in sorted(zip(run_labels(info), cut, statuses), key=lambda t: t[0])]
+    curves = []
+    for values, idx in info.groupby(list(keys), dropna=False, sort=True).groups.items():
+        values = values if isinstance(values, tuple) else (values,)
+        members = [cut[i] for i in idx]
+        bad = sum(1 for m in members if m[3])
+        curves.append({"label": group_label(keys, values), "members": [m[:3] for m in members],
+                       "ended": bad == len(members), "total": len(members), "diverged": bad,
+                       "word": "error" if any(statuses[i] == "error" for i in idx) else "diverged"})
+    return curves
+
+
+def draw(ax, curves, log, legend_suffix=True, colors=None):
+    """Median line and min-max band of each curve; an 'x' where a curve ended by divergence.
+    colors: one per curve (default: tab10, or tab20 beyond ten curves)."""
+    cmap = plt.get_cmap("tab10" if len(curves) <= 10 else "tab20")
+    for k, c in enumerate(curves):
+        color = colors[k] if colors else cmap(k % cmap.N)
+        x, y, low, high, alive = fc.median_curve(c["members"], log=log)
+        label = c["label"]
+        if legend_suffix and c["total"] > 1:
+            label += f" (median of {c['total']})"
+        if legend_suffix and c["diverged"]:
+            label += (f" ({c['word']})" if c["total"] == 1
+                      else f" ({c['diverged']}/{c['total']} {c['word']})")
+        style = "-" if c["diverged"] == 0 else "--"
+        ax.plot(x, y, style, color=color, label=label, linewidth=1.6)
+        if c["total"] > 1 and len(x):
+            ax.fill_between(x, low, high, color=color, alpha=0.15, linewidth=0)
+        finite = np.flatnonzero(np.isfinite(y))
+        if c["ended"] and len(finite):
+            ax.plot(x[finite[-1]], y[finite[-1]], "x", color=color, markersize=9, mew=2)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def y_label(runs, ycol):
+    meta = runs[0].attrs["columns_meta"].get(ycol, {})
+    text = Y_LABELS.get(ycol) or meta.get("description") or ycol
+    if meta.get("unit") not in (None, "", "1"):
+        text += f" [{meta['unit']}]"
+    arrow = {"min": "lower is better", "max": "higher is better"}.get(meta.get("direction"))
+    return f"{text} ({arrow})" if arrow else text
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("out")
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--x", default="round", help="x column (round, samples, bytes_up, ...)")
-    ap.add_argument("--y", default="rel_error", help="metric column")
+    ap.add_argument("files", nargs="+", help="run files or results directories")
+    ap.add_argument("--x", default="round", help="x column (round, samples, bytes, oracle_calls, "
+                    "wall_time, any counter)")
+    ap.add_argument("--y", default="", help="metric column (default: the runs' primary metric)")
     ap.add_argument("--title", default="")
     ap.add_argument("--linear", action="store_true", help="linear y axis (default: log)")
-    ap.add_argument("--group", default="", help="root attribute: one median curve per value")
+    ap.add_argument("--group", default="", help="keys, comma-separated: one median curve per value")
     args = ap.parse_args()
 
-    curves = {}  # label -> (list of x arrays, list of y arrays, statuses)
-    for path in sorted(args.files):
-        with h5py.File(path, "r") as f:
-            t = f["trajectory"]
-            if args.y not in t or args.x not in t:
-                raise SystemExit(f"plot.py: {path} has no column {args.y!r} or {args.x!r}; "
-                                 f"columns: {t.attrs['columns']}")
-            if args.group and args.group not in f.attrs:
-                raise SystemExit(f"plot.py: {path} has no attribute {args.group!r}")
-            label = str(f.attrs[args.group]) if args.group else (
-                os.path.basename(path)[:-3] if path.endswith(".h5") else os.path.basename(path))
-            xs, ys, statuses = curves.setdefault(label, ([], [], []))
-            xs.append(t[args.x][()])
-            ys.append(t[args.y][()])
-            statuses.append(f.attrs["status"])
+    runs = [fr.add_derived(r) for r in fr.read_runs(args.files)]
+    if not runs:
+        sys.exit(f"plot.py: no readable run file in {' '.join(args.files)}")
+    ycol = args.y or pd.Series([r.attrs["primary_metric"] for r in runs]).mode()[0]
+    usable = []
+    for r in runs:
+        missing = [c for c in (args.x, ycol) if c not in r.columns]
+        if missing:
+            print(f"plot.py: skipping {r.attrs['path']}: no column {missing[0]!r}", file=sys.stderr)
+        elif len(r) == 0:
+            print(f"plot.py: skipping {r.attrs['path']}: no rows ({r.attrs.get('status')})",
+                  file=sys.stderr)
+        else:
+            usable.append(r)
+    if not usable:
+        sys.exit(f"plot.py: nothing to plot: no run has rows and columns {args.x!r} and {ycol!r}; "
+                 f"columns: {', '.join(runs[0].columns)}")
+    info = pd.DataFrame([fr.run_info(r) for r in usable])
+    try:
+        keys = [fr.resolve_key(info, k.strip()) for k in args.group.split(",") if k.strip()]
+    except KeyError as e:
+        sys.exit(f"plot.py: --group: {e.args[0]}")
+    log = not args.linear
+    if log and not any((r[ycol].to_numpy(float) > 0).any() for r in usable):
+        print(f"plot.py: {ycol} has no positive value; using a linear axis", file=sys.stderr)
+        log = False
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, (xs, ys, statuses) in sorted(curves.items()):
-        rows = min(len(y) for y in ys)  # seeds that stopped early shorten the curve
-        x = np.median([v[:rows] for v in xs], axis=0)
-        y = np.median([v[:rows] for v in ys], axis=0)
-        if len(ys) > 1:
-            low, high = np.min([v[:rows] for v in ys], axis=0), np.max([v[:rows] for v in ys], axis=0)
-            ax.fill_between(x, low, high, alpha=0.15)
-            label += f" (median of {len(ys)})"
-        status = "ok" if all(s == "ok" for s in statuses) else next(s for s in statuses if s != "ok")
-        style = "-" if status == "ok" else "--"
-        if status != "ok":
-            label += f" ({status})"
-        if not args.linear:
-            y = np.where(y > 0, y, np.nan)  # log axes cannot show 0
-        ax.plot(x, y, style, label=label, linewidth=1.5)
-    if not args.linear:
-        ax.set_yscale("log")
-    ax.set_xlabel("communication rounds" if args.x == "round" else args.x)
-    ax.set_ylabel({"rel_error": "relative error ||z - z*||² / ||z0 - z*||²"}.get(args.y, args.y))
+    curves = build_curves(usable, info, args.x, ycol, keys, log)
+    many = len(curves) > 8
+    fig, ax = plt.subplots(figsize=(10.5 if many else 7, 4.8))
+    draw(ax, curves, log)
+    ax.set_xlabel(X_LABELS.get(args.x, args.x))
+    ax.set_ylabel(y_label(usable, ycol))
     ax.set_title(args.title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+    if many:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    else:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
-    print(f"plot.py: wrote {args.out}")
+    print(f"plot.py: wrote {args.out} ({len(curves)} curves of {len(usable)} runs)")
 
 
 if __name__ == "__main__":

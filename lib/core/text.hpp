@@ -17,4 +17,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 //! " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates);
 
+//! A JSON string literal (quotes and escapes).
+std::string json_quote(const std::string& s);
+//! A JSON number; NaN and infinities (which JSON lacks) become null.
+std::string json_number(double v);
+
 }  // namespace fedbench

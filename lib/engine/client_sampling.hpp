@@ -1,6 +1,7 @@
 // Which clients take part in a round: all; m of M uniformly without replacement; each
 // independently with probability q; or m i.i.d. uniform draws with replacement (the theory's
-// model of cross-device sampling, spec 001 §2.0), where a client may appear several times.
+// model of cross-device sampling: J. Xie et al., arXiv 2105.14216, 2021, Section 4, each
+// client drawn i.i.d. from D), where a client may appear several times.
 // Draws come from streams keyed by (seed, round, phase), so the sampled set never depends on
 // scheduling. Ids are returned sorted: uploads are reduced in client-id order.
 #pragma once

@@ -29,9 +29,10 @@ class ClientOracle {
   //! A fresh minibatch of `batch` component indices (0 = the full local batch: empty span).
   //! The span stays valid until the next draw.
   std::span<const Index> draw(int batch);
-  //! The next minibatch by random reshuffling (spec 001 §2.0): a fresh permutation of the
-  //! client's samples each local epoch, cut into consecutive chunks of `batch` (the last
-  //! chunk of an epoch may be shorter). The iterator restarts every round and phase.
+  //! The next minibatch by random reshuffling (J. Xie et al., arXiv 2105.14216, 2021,
+  //! Section 4.3, Theorem 3): a fresh permutation of the client's samples each local epoch,
+  //! cut into consecutive chunks of `batch` (the last chunk of an epoch may be shorter). The
+  //! iterator restarts every round and phase.
   std::span<const Index> next_reshuffled(int batch);
 
   //! The operator (grad_x f_i, -grad_y f_i) on `samples` (empty = full batch).

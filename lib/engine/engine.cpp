@@ -1,32 +1,58 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/text.hpp"
+#include "engine/environment.hpp"
+#include "problem/bilevel_problem.hpp"
+#include "problem/metric_names.hpp"
 
 namespace fedbench {
 
 namespace detail {
 
-RunHeader make_header(const Problem& problem, const RunConfig& config,
-                      const std::string& command_line) {
+RunHeader make_header(const Problem& problem, const RunConfig& config, int threads,
+                      const RunMeta& meta) {
   RunHeader h;
   h.problem = config.problem;
   h.solver = config.solver;
   h.problem_params = config.problem_params;
   h.solver_params = config.solver_params;
   h.config_text = config.to_text();
-  h.command_line = command_line;
+  h.command_line = meta.command_line;
+  h.setup_time = meta.setup_time;
+  h.env = current_environment(threads, meta.mpi_ranks);
+  h.problem_kind = kind_name(problem.kind());
+  h.dim_x = problem.dim_x();
   h.seed = config.seed;
   h.constants = problem.constants().values;
   h.constant_docs = problem.constants().docs;
   h.metric_names = problem.metric_names();
+  for (const auto& name : h.metric_names) {
+    const auto info = metric_info(name);
+    if (!info) throw InternalError("metric '" + name + "' is not listed in problem/metric_names.hpp");
+    h.metric_meta.push_back({std::string(direction_name(info->direction)),
+                             std::string(info->description), std::string(info->unit)});
+  }
   h.primary_metric = problem.primary_metric();
   h.num_clients = problem.num_clients();
   h.dim = problem.dim();
   for (int i = 0; i < problem.num_clients(); ++i) h.client_samples.push_back(problem.num_samples(i));
   h.client_labels = problem.client_labels();
   return h;
+}
+
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary) {
+  summary.final_x = model.head(problem.dim_x());
+  summary.final_y = model.tail(problem.dim_y());
+  const auto* bilevel = dynamic_cast<const BilevelProblem*>(&problem);
+  if (!bilevel || !model.allFinite()) return;
+  try {
+    summary.final_y_star = bilevel->lower_solution(summary.final_x, summary.final_y);
+  } catch (const std::exception&) {
+    // no exact y*(x) here (the reference solve failed): the file simply has none
+  }
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
@@ -53,11 +79,14 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   row.comm = comm;
   row.wall_time = wall_time;
   row.metrics.assign(names_.size(), 0.0);
+  const auto start = std::chrono::steady_clock::now();
   if (model.allFinite()) {
     problem_.metrics(model, row.metrics);
   } else {
     std::fill(row.metrics.begin(), row.metrics.end(), std::numeric_limits<double>::quiet_NaN());
   }
+  eval_time_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.eval_time = eval_time_;
   sink_.row(row);
   last_recorded_ = round;
   if (reason != StopReason::max_rounds) return true;  // already stopping

@@ -26,8 +26,10 @@ namespace fedbench {
 
 namespace detail {
 
-RunHeader make_header(const Problem& problem, const RunConfig& config,
-                      const std::string& command_line);
+RunHeader make_header(const Problem& problem, const RunConfig& config, int threads,
+                      const RunMeta& meta);
+//! Fills the summary's final iterate (and y*(x) for bilevel problems, uncounted).
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary);
 
 //! Evaluation, budgets and divergence: the parts of a run between rounds.
 class RunMonitor {
@@ -41,6 +43,7 @@ class RunMonitor {
                    const CommCounts& comm, double wall_time);
   bool due(std::int64_t round) const { return config_.eval.due(round); }
   std::int64_t last_recorded() const { return last_recorded_; }
+  double eval_time() const { return eval_time_; }
   StopReason reason = StopReason::max_rounds;
   std::string message;
 
@@ -53,13 +56,14 @@ class RunMonitor {
   std::ptrdiff_t target_ = -1;
   double initial_primary_ = 0;
   std::int64_t last_recorded_ = -1;
+  double eval_time_ = 0;
 };
 
 }  // namespace detail
 
 template <class S>
 RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config,
-                      int threads, TrajectorySink& sink, const std::string& command_line) {
+                      int threads, TrajectorySink& sink, const RunMeta& meta) {
   static_assert(check_solver_contract<S>());
   using Clock = std::chrono::steady_clock;
   using Up = typename S::Up;
@@ -81,7 +85,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   ThreadPool pool(threads);
   CommCounts comm;
 
-  sink.begin(detail::make_header(problem, config, command_line));
+  sink.begin(detail::make_header(problem, config, threads, meta));
   detail::RunMonitor monitor(problem, config, sink);
   double wall = 0;
   std::int64_t completed = 0;
@@ -161,7 +165,9 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   summary.message = monitor.message;
   summary.rounds = completed;
   summary.wall_time = wall;
+  summary.eval_time = monitor.eval_time();
   for (int i = 0; i < num_clients; ++i) summary.per_client.push_back(ledger.client(i));
+  detail::record_final(problem, server.model(), summary);
   sink.end(summary);
   return summary;
 }

@@ -1,10 +1,13 @@
 #include "engine/runner.hpp"
 
+#include <chrono>
+
 #include "problem/problem_registry.hpp"
 
 namespace fedbench {
 
 PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Problem> problem) {
+  const auto start = std::chrono::steady_clock::now();
   if (request.budget.rounds < 0) throw UserError("rounds must be >= 0");
   if (request.eval.every < 1) throw UserError("eval-every must be >= 1");
   if (!(request.budget.divergence_factor > 1))
@@ -33,13 +36,15 @@ PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Problem
   run.config.eval = request.eval;
   run.solver->prepare(*run.problem, run.config);
   run.config.solver_params = run.solver->resolved_params();
+  run.setup_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
 }
 
 RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                    const std::string& command_line) {
   if (threads < 1) throw UserError("threads must be >= 1");
-  return run.solver->run(*run.problem, run.config, threads, sink, command_line);
+  return run.solver->run(*run.problem, run.config, threads, sink,
+                         RunMeta{command_line, run.setup_time, run.mpi_ranks});
 }
 
 }  // namespace fedbench

@@ -28,6 +28,8 @@ struct PreparedRun {
   std::shared_ptr<const Problem> problem;
   std::unique_ptr<SolverRunner> solver;
   RunConfig config;  //!< fully resolved: what the output file records
+  double setup_time = 0;  //!< seconds prepare_run took (building the instance, if it did)
+  int mpi_ranks = 1;      //!< ranks of the process group running it (recorded only)
 };
 
 //! Validates and resolves a request. Pass `problem` to reuse an instance built from the same

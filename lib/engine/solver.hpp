@@ -32,7 +32,7 @@ class SolverRunner {
   //! Runs to a stop condition, streaming rows to `sink`. Never throws for numerical failure:
   //! divergence and solver exceptions end the run with that status.
   virtual RunSummary run(const Problem& problem, const RunConfig& config, int threads,
-                         TrajectorySink& sink, const std::string& command_line) = 0;
+                         TrajectorySink& sink, const RunMeta& meta) = 0;
 };
 
 Registry<SolverRunner>& solver_registry();
@@ -61,10 +61,10 @@ class SolverAdapter final : public SolverRunner {
   ParamMap resolved_params() const override { return schema_.to_map(params_); }
   const std::vector<Constant>& constants_read() const override { return constants_read_; }
   RunSummary run(const Problem& problem, const RunConfig& config, int threads,
-                 TrajectorySink& sink, const std::string& command_line) override {
+                 TrajectorySink& sink, const RunMeta& meta) override {
     S solver{};
     solver.p = params_;
-    return run_rounds(solver, problem, config, threads, sink, command_line);
+    return run_rounds(solver, problem, config, threads, sink, meta);
   }
   const typename S::Params& params() const { return params_; }
 

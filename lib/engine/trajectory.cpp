@@ -43,4 +43,10 @@ std::vector<double> MemoryTrajectory::metric(const std::string& name) const {
   return out;
 }
 
+void replay(const RunRecord& record, TrajectorySink& sink) {
+  sink.begin(record.header);
+  for (const auto& row : record.rows) sink.row(row);
+  sink.end(record.summary);
+}
+
 }  // namespace fedbench

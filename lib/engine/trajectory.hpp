@@ -36,7 +36,27 @@ struct TrajectoryRow {
   OracleCounts oracle;     //!< cumulative, summed over clients
   CommCounts comm;         //!< cumulative
   double wall_time = 0;    //!< seconds of solver work so far, evaluation excluded
+  double eval_time = 0;    //!< seconds of metric evaluation so far, this row's included
   std::vector<double> metrics;  //!< in RunHeader::metric_names order
+};
+
+//! What a metric column means (from problem/metric_names.hpp), carried into every output.
+struct MetricMeta {
+  std::string direction = "min";  //!< "min" or "max": which way is better
+  std::string description, unit;
+};
+
+//! Where a run ran: recorded with every run so that timings can be compared.
+struct RunEnvironment {
+  std::string cpu_model, eigen_version, hdf5_version, compiler;
+  std::int64_t cores = 0, threads = 1, mpi_ranks = 1;
+};
+
+//! What the caller knows of a run beyond its configuration.
+struct RunMeta {
+  std::string command_line;
+  double setup_time = 0;  //!< seconds to build the instance and prepare the run
+  int mpi_ranks = 1;
 };
 
 struct RunHeader {
@@ -48,9 +68,13 @@ struct RunHeader {
   std::map<std::string, double> constants;
   std::map<std::string, std::string> constant_docs;
   std::vector<std::string> metric_names;
+  std::vector<MetricMeta> metric_meta;  //!< aligned with metric_names
   std::string primary_metric;  //!< the metric that judges the run (divergence, selection)
+  std::string problem_kind;    //!< "minimax" or "bilevel"
   int num_clients = 0;
-  std::int64_t dim = 0;
+  std::int64_t dim = 0, dim_x = 0;
+  double setup_time = 0;
+  RunEnvironment env;
   std::vector<std::int64_t> client_samples;  //!< m_i per client
   std::optional<ClientLabels> client_labels;  //!< label histogram per client, if labelled
 };
@@ -60,8 +84,19 @@ struct RunSummary {
   std::string message;            //!< human-readable detail ("rel_error = nan at round 12")
   std::int64_t rounds = 0;
   double wall_time = 0;
+  double eval_time = 0;                  //!< seconds of metric evaluation in all
   std::vector<OracleCounts> per_client;  //!< final per-client oracle totals
+  //! The last iterate's blocks, and y*(x) at its x for bilevel problems (exact, when known).
+  Vec final_x, final_y;
+  std::optional<Vec> final_y_star;
   std::string status() const { return status_of(reason); }
+};
+
+//! A whole run as the engine emits it, and as a run file reads back.
+struct RunRecord {
+  RunHeader header;
+  std::vector<TrajectoryRow> rows;
+  RunSummary summary;
 };
 
 class TrajectorySink {
@@ -85,6 +120,9 @@ class MemoryTrajectory : public TrajectorySink {
   std::vector<TrajectoryRow> rows;
   RunSummary summary;
 };
+
+//! Feeds a recorded run to a sink, as the engine did live.
+void replay(const RunRecord& record, TrajectorySink& sink);
 
 //! Forwards to several sinks in order.
 class TeeSink : public TrajectorySink {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <mutex>
 
+#include <hdf5_hl.h>
+
 #include "core/error.hpp"
 
 namespace fedbench::io::h5 {
@@ -247,6 +249,24 @@ void write_matrix(hid_t group, const std::string& name, const std::vector<std::i
 void write_vector(hid_t group, const std::string& name, const std::vector<double>& v) {
   const hsize_t n = v.size();
   write_fixed(group, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), 1, &n);
+}
+
+void write_matrix(hid_t group, const std::string& name, const std::vector<double>& v,
+                  hsize_t rows, hsize_t cols) {
+  const hsize_t dims[2] = {rows, cols};
+  write_fixed(group, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), 2, dims);
+}
+
+void attach_dimension_scale(hid_t scale, const std::string& name, const std::vector<hid_t>& datasets) {
+  check_status(H5DSset_scale(scale, name.c_str()), "cannot make " + name + " a dimension scale");
+  for (hid_t ds : datasets)
+    check_status(H5DSattach_scale(ds, scale, 0), "cannot attach dimension scale " + name);
+}
+
+std::string library_version() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
 }
 
 std::vector<double> read_vector(hid_t group, const std::string& name) {

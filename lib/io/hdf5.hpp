@@ -87,6 +87,15 @@ void write_vector(hid_t group, const std::string& name, const std::vector<std::i
 void write_matrix(hid_t group, const std::string& name, const std::vector<std::int64_t>& v,
                   hsize_t rows, hsize_t cols);
 void write_vector(hid_t group, const std::string& name, const std::vector<double>& v);
+//! Writes a rows x cols float64 dataset (row-major input).
+void write_matrix(hid_t group, const std::string& name, const std::vector<double>& v,
+                  hsize_t rows, hsize_t cols);
+//! Makes `dataset` a dimension scale named `name` and attaches it to dimension 0 of each of
+//! `datasets` (netCDF and xarray readers then see a named dimension instead of phony_dim_N).
+void attach_dimension_scale(hid_t scale, const std::string& name, const std::vector<hid_t>& datasets);
+//! "1.10.8": the HDF5 library this binary runs with.
+std::string library_version();
+
 //! Reads any numeric 1-D dataset converted to double.
 std::vector<double> read_vector(hid_t group, const std::string& name);
 

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/hdf5.hpp"
+#include "problem/metric_names.hpp"
 
 namespace fedbench::io {
 
@@ -21,25 +22,41 @@ constexpr std::size_t kFlushRows = 256;
 struct CounterColumn {
   const char* name;
   std::int64_t (*get)(const TrajectoryRow&);
+  const char* description = "";
+  const char* unit = "1";
 };
 
 const std::vector<CounterColumn>& counter_columns() {
   static const std::vector<CounterColumn> cols = [] {
-    std::vector<CounterColumn> c{{"round", [](const TrajectoryRow& r) { return r.round; }}};
+    std::vector<CounterColumn> c{{"round", [](const TrajectoryRow& r) { return r.round; },
+                                  "communication rounds completed (0: the start point)", "round"}};
     // Plain function pointers (no captures), so one per oracle kind.
-    c.push_back({"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; }});
-    c.push_back({"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; }});
-    c.push_back({"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; }});
-    c.push_back({"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; }});
-    c.push_back({"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; }});
-    c.push_back({"samples", [](const TrajectoryRow& r) { return r.oracle.samples; }});
-    c.push_back({"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; }});
-    c.push_back({"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; }});
-    c.push_back({"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; }});
-    c.push_back({"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; }});
-    c.push_back({"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; }});
-    c.push_back({"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; }});
-    c.push_back({"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; }});
+    c.push_back({"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; },
+                 "oracle calls for grad_x, summed over clients", "call"});
+    c.push_back({"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; },
+                 "oracle calls for grad_y, summed over clients", "call"});
+    c.push_back({"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; },
+                 "function-value calls, summed over clients", "call"});
+    c.push_back({"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; },
+                 "Hessian-vector products, summed over clients", "call"});
+    c.push_back({"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; },
+                 "Jacobian-vector products, summed over clients", "call"});
+    c.push_back({"samples", [](const TrajectoryRow& r) { return r.oracle.samples; },
+                 "component functions touched by all oracle calls", "sample"});
+    c.push_back({"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; },
+                 "server-clients-server round trips", "exchange"});
+    c.push_back({"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; },
+                 "client-to-server messages", "message"});
+    c.push_back({"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; },
+                 "server-to-client messages", "message"});
+    c.push_back({"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; },
+                 "floating-point numbers sent up", "float"});
+    c.push_back({"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; },
+                 "floating-point numbers sent down", "float"});
+    c.push_back({"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; },
+                 "bytes sent up", "byte"});
+    c.push_back({"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; },
+                 "bytes sent down", "byte"});
     return c;
   }();
   return cols;
@@ -91,6 +108,16 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
   h5::write_attribute(root, "seed", static_cast<std::uint64_t>(h.seed));
   h5::write_attribute(root, "num_clients", static_cast<std::int64_t>(h.num_clients));
   h5::write_attribute(root, "dim", static_cast<std::int64_t>(h.dim));
+  h5::write_attribute(root, "dim_x", static_cast<std::int64_t>(h.dim_x));
+  h5::write_attribute(root, "problem_kind", h.problem_kind);
+  h5::write_attribute(root, "setup_time", h.setup_time);
+  h5::write_attribute(root, "env_cpu_model", h.env.cpu_model);
+  h5::write_attribute(root, "env_cores", h.env.cores);
+  h5::write_attribute(root, "env_threads", h.env.threads);
+  h5::write_attribute(root, "env_mpi_ranks", h.env.mpi_ranks);
+  h5::write_attribute(root, "env_eigen_version", h.env.eigen_version);
+  h5::write_attribute(root, "env_hdf5_version", h5::library_version());
+  h5::write_attribute(root, "env_compiler", h.env.compiler);
   h5::write_attribute(root, "status", std::string("running"));
   h5::write_attribute(root, "stop_reason", std::string(""));
 
@@ -120,18 +147,39 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
   std::vector<std::string> order;
   for (const auto& c : counter_columns()) {
     s.counters.emplace_back(s.trajectory.id(), c.name, h5::ElementType::int64, kChunk);
-    h5::write_attribute(s.counters.back().id(), "kind", std::string(c.name == std::string("round")
-                                                                        ? "index" : "counter"));
+    const hid_t id = s.counters.back().id();
+    const bool index = c.name == std::string("round");
+    h5::write_attribute(id, "kind", std::string(index ? "index" : "counter"));
+    h5::write_attribute(id, "description", std::string(c.description));
+    h5::write_attribute(id, "unit", std::string(c.unit));
     order.push_back(c.name);
   }
-  std::vector<std::string> real_names{"wall_time"};
-  for (const auto& m : h.metric_names) real_names.push_back(m);
-  for (std::size_t k = 0; k < real_names.size(); ++k) {
-    s.reals.emplace_back(s.trajectory.id(), real_names[k], h5::ElementType::float64, kChunk);
-    h5::write_attribute(s.reals.back().id(), "kind", std::string(k == 0 ? "time" : "metric"));
-    order.push_back(real_names[k]);
+  const std::vector<std::pair<const char*, const char*>> times{
+      {"wall_time", "seconds of solver work so far, evaluation excluded"},
+      {"eval_time", "seconds of metric evaluation so far, this row's included"}};
+  for (const auto& [name, description] : times) {
+    s.reals.emplace_back(s.trajectory.id(), name, h5::ElementType::float64, kChunk);
+    h5::write_attribute(s.reals.back().id(), "kind", std::string("time"));
+    h5::write_attribute(s.reals.back().id(), "description", std::string(description));
+    h5::write_attribute(s.reals.back().id(), "unit", std::string("s"));
+    order.push_back(name);
+  }
+  for (std::size_t k = 0; k < h.metric_names.size(); ++k) {
+    s.reals.emplace_back(s.trajectory.id(), h.metric_names[k], h5::ElementType::float64, kChunk);
+    const hid_t id = s.reals.back().id();
+    h5::write_attribute(id, "kind", std::string("metric"));
+    const MetricMeta meta = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
+    h5::write_attribute(id, "direction", meta.direction);
+    h5::write_attribute(id, "description", meta.description);
+    h5::write_attribute(id, "unit", meta.unit);
+    order.push_back(h.metric_names[k]);
   }
   h5::write_attribute(s.trajectory.id(), "columns", join(order, ","));
+  // `round` indexes every other column: a dimension scale, so netCDF readers name the axis.
+  std::vector<hid_t> indexed;
+  for (std::size_t k = 1; k < s.counters.size(); ++k) indexed.push_back(s.counters[k].id());
+  for (const auto& c : s.reals) indexed.push_back(c.id());
+  h5::attach_dimension_scale(s.counters.front().id(), "round", indexed);
   s.counter_buffer.assign(s.counters.size(), {});
   s.real_buffer.assign(s.reals.size(), {});
 }
@@ -141,7 +189,8 @@ void Hdf5TrajectoryWriter::row(const TrajectoryRow& r) {
   const auto& cols = counter_columns();
   for (std::size_t k = 0; k < cols.size(); ++k) s.counter_buffer[k].push_back(cols[k].get(r));
   s.real_buffer[0].push_back(r.wall_time);
-  for (std::size_t k = 0; k < r.metrics.size(); ++k) s.real_buffer[k + 1].push_back(r.metrics[k]);
+  s.real_buffer[1].push_back(r.eval_time);
+  for (std::size_t k = 0; k < r.metrics.size(); ++k) s.real_buffer[k + 2].push_back(r.metrics[k]);
   if (s.counter_buffer[0].size() >= kFlushRows) flush();
 }
 
@@ -166,6 +215,17 @@ void Hdf5TrajectoryWriter::end(const RunSummary& summary) {
   h5::write_attribute(root, "message", summary.message);
   h5::write_attribute(root, "rounds", static_cast<std::int64_t>(summary.rounds));
   h5::write_attribute(root, "wall_time", summary.wall_time);
+  h5::write_attribute(root, "eval_time", summary.eval_time);
+  {
+    h5::Handle final_group = h5::create_group(root, "final");
+    h5::write_attribute(final_group.id(), "round", static_cast<std::int64_t>(summary.rounds));
+    auto write = [&](const char* name, const Vec& v) {
+      h5::write_vector(final_group.id(), name, std::vector<double>(v.data(), v.data() + v.size()));
+    };
+    write("x", summary.final_x);
+    write("y", summary.final_y);
+    if (summary.final_y_star) write("y_star", *summary.final_y_star);
+  }
   h5::Handle clients = h5::create_group(root, "clients");
   for (int k = 0; k <= kOracleKinds; ++k) {
     std::vector<std::int64_t> v;
@@ -196,6 +256,87 @@ const std::vector<double>& StoredRun::column(const std::string& name) const {
 std::size_t StoredRun::num_rows() const {
   return columns.empty() ? 0 : columns.begin()->second.size();
 }
+
+namespace {
+
+// The typed record from the file's attributes and columns (format 1 and 2).
+void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) {
+  auto text = [&](const char* k) {
+    const auto it = run.text.find(k);
+    return it == run.text.end() ? std::string() : it->second;
+  };
+  auto number = [&](const char* k) {
+    const auto it = run.numbers.find(k);
+    return it == run.numbers.end() ? 0.0 : it->second;
+  };
+  RunHeader& h = run.record.header;
+  h.problem = text("problem");
+  h.solver = text("solver");
+  h.problem_params = run.problem_params;
+  h.solver_params = run.solver_params;
+  h.config_text = text("config");
+  h.command_line = text("command_line");
+  h.seed = static_cast<std::uint64_t>(number("seed"));
+  h.constants = run.constants;
+  h.primary_metric = text("primary_metric");
+  h.problem_kind = text("problem_kind");
+  h.num_clients = static_cast<int>(number("num_clients"));
+  h.dim = static_cast<std::int64_t>(number("dim"));
+  h.dim_x = static_cast<std::int64_t>(number("dim_x"));
+  h.setup_time = number("setup_time");
+  h.env = {text("env_cpu_model"), text("env_eigen_version"), text("env_hdf5_version"),
+           text("env_compiler"), static_cast<std::int64_t>(number("env_cores")),
+           static_cast<std::int64_t>(number("env_threads")),
+           static_cast<std::int64_t>(number("env_mpi_ranks"))};
+  for (const auto& name : run.column_names)
+    if (const auto it = meta.find(name); it != meta.end()) {
+      h.metric_names.push_back(name);
+      h.metric_meta.push_back(it->second);
+    }
+
+  const std::size_t rows = run.num_rows();
+  auto at = [&](const std::string& name, std::size_t i) {
+    const auto it = run.columns.find(name);
+    return it == run.columns.end() || i >= it->second.size() ? 0.0 : it->second[i];
+  };
+  auto count = [&](const std::string& name, std::size_t i) {
+    return static_cast<std::int64_t>(at(name, i));
+  };
+  run.record.rows.resize(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    TrajectoryRow& r = run.record.rows[i];
+    r.round = count("round", i);
+    for (int k = 0; k < kOracleKinds; ++k)
+      r.oracle.calls[k] = count(std::string(kOracleKindNames[k]), i);
+    r.oracle.samples = count("samples", i);
+    r.comm = {count("exchanges", i), count("messages_up", i), count("messages_down", i),
+              count("floats_up", i), count("floats_down", i), count("bytes_up", i),
+              count("bytes_down", i)};
+    r.wall_time = at("wall_time", i);
+    r.eval_time = at("eval_time", i);
+    for (const auto& name : h.metric_names) r.metrics.push_back(at(name, i));
+  }
+
+  RunSummary& s = run.record.summary;
+  const std::string reason = text("stop_reason");
+  s.reason = reason.empty() ? StopReason::error : stop_reason_from_string(reason);
+  s.message = text("message");
+  s.rounds = static_cast<std::int64_t>(number("rounds"));
+  s.wall_time = number("wall_time");
+  s.eval_time = number("eval_time");
+  const std::size_t clients = run.per_client.empty() ? 0 : run.per_client.begin()->second.size();
+  s.per_client.resize(clients);
+  for (std::size_t i = 0; i < clients; ++i) {
+    for (int k = 0; k < kOracleKinds; ++k) {
+      const auto it = run.per_client.find(std::string(kOracleKindNames[k]));
+      if (it != run.per_client.end()) s.per_client[i].calls[k] = static_cast<std::int64_t>(it->second[i]);
+    }
+    if (const auto it = run.per_client.find("samples"); it != run.per_client.end())
+      s.per_client[i].samples = static_cast<std::int64_t>(it->second[i]);
+  }
+}
+
+}  // namespace
 
 StoredRun read_trajectory(const std::string& path) {
   h5::Handle file = h5::open_file_readonly(path);
@@ -242,6 +383,34 @@ StoredRun read_trajectory(const std::string& path) {
     for (const auto& name : h5::list_links(clients.id()))
       run.per_client[name] = h5::read_vector(clients.id(), name);
   }
+  std::map<std::string, MetricMeta> meta;
+  for (const auto& name : run.column_names) {
+    h5::Handle ds(H5Dopen2(trajectory.id(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    auto text_attr = [&](const char* key) {
+      if (!ds || !h5::has_attribute(ds.id(), key)) return std::string();
+      const auto v = h5::read_attribute(ds.id(), key);
+      return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::string();
+    };
+    if (text_attr("kind") != "metric") continue;
+    MetricMeta m{text_attr("direction"), text_attr("description"), text_attr("unit")};
+    if (m.direction.empty()) {  // format 1: the direction from today's table
+      const auto info = metric_info(name);
+      m.direction = info ? std::string(direction_name(info->direction)) : "min";
+      if (info) m.description = info->description, m.unit = info->unit;
+    }
+    meta[name] = std::move(m);
+  }
+  if (h5::has_link(root, "final")) {
+    h5::Handle g = h5::open_group(root, "final");
+    auto vec = [&](const char* name) {
+      const auto v = h5::read_vector(g.id(), name);
+      return Vec(Eigen::Map<const Vec>(v.data(), static_cast<Index>(v.size())));
+    };
+    run.record.summary.final_x = vec("x");
+    run.record.summary.final_y = vec("y");
+    if (h5::has_link(g.id(), "y_star")) run.record.summary.final_y_star = vec("y_star");
+  }
+  fill_record(run, meta);
   return run;
 }
 
@@ -262,7 +431,13 @@ std::string summarize_trajectory(const StoredRun& run) {
     << "status:   " << text("status") << " (" << text("stop_reason") << ")";
   if (!text("message").empty() && text("message") != "?") o << ": " << text("message");
   o << "\n"
-    << "rounds:   " << number("rounds") << "  solver time: " << number("wall_time") << " s\n"
+    << "rounds:   " << number("rounds") << "  solver time: " << number("wall_time") << " s"
+    << "  evaluation: " << number("eval_time") << " s  set-up: " << number("setup_time") << " s\n";
+  if (run.text.count("env_cpu_model"))
+    o << "machine:  " << text("env_cpu_model") << ", " << number("env_cores") << " cores, "
+      << number("env_threads") << " threads, " << number("env_mpi_ranks") << " MPI ranks; Eigen "
+      << text("env_eigen_version") << ", HDF5 " << text("env_hdf5_version") << "\n";
+  o
     << "\nconfiguration:\n";
   for (const auto& line : split(text("config"), '\n'))
     if (!line.empty()) o << "  " << line << "\n";

@@ -15,7 +15,9 @@
 namespace fedbench::io {
 
 inline constexpr const char* kTrajectoryFormat = "fedbench-trajectory";
-inline constexpr std::int64_t kTrajectoryFormatVersion = 1;
+//! 2: metric directions, descriptions and units; eval_time column; /final iterate; set-up
+//! and evaluation times; environment; `round` as a dimension scale. 1 is still read.
+inline constexpr std::int64_t kTrajectoryFormatVersion = 2;
 
 class Hdf5TrajectoryWriter : public TrajectorySink {
  public:
@@ -37,9 +39,11 @@ class Hdf5TrajectoryWriter : public TrajectorySink {
   std::unique_ptr<State> state_;
 };
 
-//! A trajectory file read back.
+//! A trajectory file read back: the typed record the engine emitted, and the same data by
+//! column for the tools that compare columns.
 struct StoredRun {
   std::string path;
+  RunRecord record;
   std::map<std::string, std::string> text;  //!< string root attributes
   std::map<std::string, double> numbers;    //!< numeric root attributes
   std::map<std::string, double> constants;

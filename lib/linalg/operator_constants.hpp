@@ -4,9 +4,10 @@
 //   Lipschitz            L   = ||J||_2
 //   cocoercivity         ell : <Jv, v> >= (1/ell) ||Jv||^2 for all v
 //
-// Cocoercivity comes in two flavours (spec 002 §3.2):
-//   - `cocoercivity_eig`, the paper's formula (Loizou et al. 2021) 1/ell = min Re(1/lambda) over
-//     the eigenvalues of J, ignoring |lambda| <= 1e-5 as the official code does (per-row RLS
+// Cocoercivity comes in two flavours:
+//   - `cocoercivity_eig`, the formula of S. Zhang, S. Choudhury, S. U. Stich, N. Loizou,
+//     ICLR 2024, Appendix G (after Loizou et al., NeurIPS 2021): 1/ell = min Re(1/lambda) over
+//     the eigenvalues of J, ignoring |lambda| <= 1e-5 as the authors' code does (per-row RLS
 //     operators are singular). For non-normal J it can under-estimate the true ell.
 //   - `cocoercivity_exact`, 1/ell = lambda_min(sym(J^{-1})) for invertible J.
 #pragma once

@@ -1,4 +1,5 @@
-// The federated bilevel problem family (seed 003 eq. 1, seed 004 eq. 1):
+// The federated bilevel problem family (Y. Zhang et al., IJCAI 2025, Section 3.1, eq. (1);
+// F. Huang, arXiv 2211.01122, 2022, eq. (1)):
 //   min_x F(x) = f(x, y*(x)),   y*(x) = argmin_y g(x, y),
 //   f = (1/M) sum_i f_i (upper level), g = (1/M) sum_i g_i (lower level, strongly convex in y).
 // z = (x, y) stacks the upper variable x and the lower variable y. Client i holds m_i lower
@@ -14,7 +15,8 @@
 // or the rounding floor of double precision, whichever comes first;
 // the hypergradient by the implicit-function theorem
 //   grad F(x) = grad_x f(x, y*) - grad^2_xy g(x, y*) [grad^2_yy g(x, y*)]^-1 grad_y f(x, y*),
-// with the linear solve by conjugate gradients; metrics follow from them (seed 003 §3.5).
+// with the linear solve by conjugate gradients; metrics follow from them (our choice: the
+// papers plot losses and accuracies only).
 #pragma once
 #include "problem/problem.hpp"
 
@@ -26,8 +28,9 @@ class BilevelProblem : public Problem {
 
   //! Upper-level (validation) components of client i.
   Index num_upper_samples(int client) const { return upper_samples_[client]; }
-  //! True when the lower level is the average of the clients' g_i (one y*(x) for all; seed 003
-  //! §1.1, FedNest / FedMBO / FedBiOAcc's heterogeneous setting). Every problem here is.
+  //! True when the lower level is the average of the clients' g_i (one y*(x) for all; eq. (1)
+  //! of Zhang et al. 2025, the heterogeneous setting of FedNest, FedMBO and FedBiOAcc). Every
+  //! problem here is.
   virtual bool lower_level_is_global() const { return true; }
 
   // ---- counted oracles; `samples` index the level's own components (empty: all of them).

@@ -19,6 +19,7 @@
 
 #include "core/types.hpp"
 #include "problem/constant_names.hpp"
+#include "problem/instance_writer.hpp"
 #include "problem/oracle_counts.hpp"
 
 namespace fedbench {
@@ -69,6 +70,10 @@ class Problem {
   virtual std::optional<Vec> reference_solution() const { return std::nullopt; }
   //! Euclidean projection onto the feasible set (identity when unconstrained).
   virtual void project(Vec& /*z*/) const {}
+
+  //! Writes the problem's own data (matrices, vectors, data rows per client, ...) for
+  //! `fedbench instance`; constants, z0, z* and shapes are written by the caller.
+  virtual void write_instance(InstanceWriter& /*out*/) const {}
 
   //! Label histogram per client, for problems built on labelled data split by a partitioner.
   virtual std::optional<ClientLabels> client_labels() const { return std::nullopt; }

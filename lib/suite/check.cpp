@@ -42,20 +42,30 @@ bool within_band(double a, double b, double band) {
   return std::fabs(std::log10(a) - std::log10(b)) <= band;
 }
 
+// Timings differ by nature between runs; everything else must match.
+bool is_time_column(const std::string& name) { return name == "wall_time" || name == "eval_time"; }
+
+std::vector<std::string> compared_columns(const io::StoredRun& run) {
+  std::vector<std::string> out;
+  for (const auto& name : run.column_names)
+    if (!is_time_column(name)) out.push_back(name);
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> compare_runs(const io::StoredRun& fresh, const io::StoredRun& ref,
                                         const Tolerances& tolerances) {
   if (fresh.text.at("status") != ref.text.at("status"))
     return "status " + fresh.text.at("status") + ", reference " + ref.text.at("status");
-  if (fresh.column_names != ref.column_names)
-    return "columns differ: " + join(fresh.column_names, ",") + " vs reference " +
-           join(ref.column_names, ",");
+  const auto columns = compared_columns(fresh);
+  if (columns != compared_columns(ref))
+    return "columns differ: " + join(columns, ",") + " vs reference " +
+           join(compared_columns(ref), ",");
   if (fresh.num_rows() != ref.num_rows())
     return std::to_string(fresh.num_rows()) + " rows, reference " + std::to_string(ref.num_rows());
   const auto& rounds = fresh.column("round");
-  for (const auto& name : fresh.column_names) {
-    if (name == "wall_time") continue;
+  for (const auto& name : columns) {
     const auto& a = fresh.column(name);
     const auto& b = ref.column(name);
     const auto band = band_for(tolerances, name);

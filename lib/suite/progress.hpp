@@ -1,19 +1,41 @@
-// Progress of a suite: a live line on a terminal, plain lines at most every few seconds when
-// piped (CI), nothing with -q. Thread-safe.
+// Progress of a suite or of one run: a live line on a terminal, plain lines at most every few
+// seconds when piped (CI), nothing with -q. Thread-safe.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <string>
 
+#include "engine/trajectory.hpp"
+
 namespace fedbench::suite {
+
+//! The live line of a single run, fed by its rows: round, primary metric, ETA and the share of
+//! time spent evaluating; at the end a one-line hint when evaluation took most of the time.
+class RunProgress : public TrajectorySink {
+ public:
+  RunProgress(std::int64_t rounds, bool quiet);
+  void begin(const RunHeader& header) override;
+  void row(const TrajectoryRow& row) override;
+  void end(const RunSummary& summary) override;
+
+ private:
+  std::int64_t rounds_;
+  bool quiet_, tty_, printed_ = false;
+  std::size_t primary_ = 0;
+  std::string primary_name_;
+  std::chrono::steady_clock::time_point start_, last_print_;
+};
 
 class Progress {
  public:
   Progress(int total, int cached, bool quiet, int rank = 0);
   void started();
   //! status "ok" | "diverged" | "error"; metric = final primary metric (NaN if none).
-  void finished(const std::string& status, const std::string& metric_name, double metric);
+  //! `maximize`: the metric is better when larger (its column's direction).
+  void finished(const std::string& status, const std::string& metric_name, double metric,
+                bool maximize = false);
   void message(const std::string& line);  //!< a line that must be seen (errors)
   void close();
 

@@ -43,8 +43,9 @@ std::string SelectCriterion::describe() const {
 
 namespace {
 
-double score(const io::StoredRun& run, const SelectCriterion& c) {
-  if (run.text.at("status") != "ok") return INFINITY;
+// The score of one run; a run that did not finish "ok" (or has NaN) scores `worst`.
+double score(const io::StoredRun& run, const SelectCriterion& c, double worst) {
+  if (run.text.at("status") != "ok") return worst;
   const auto& y = run.column(c.metric);
   const auto& rounds = run.column("round");
   if (c.axis == SelectCriterion::Axis::auc) {
@@ -52,7 +53,7 @@ double score(const io::StoredRun& run, const SelectCriterion& c) {
     auto lg = [](double v) { return std::log10(std::max(v, 1e-300)); };
     for (std::size_t r = 1; r < y.size(); ++r)
       area += 0.5 * (lg(y[r]) + lg(y[r - 1])) * (rounds[r] - rounds[r - 1]);
-    return std::isnan(area) ? INFINITY : area;
+    return std::isnan(area) ? worst : area;
   }
   std::vector<double> x;
   if (c.axis == SelectCriterion::Axis::rounds) x = rounds;
@@ -64,7 +65,7 @@ double score(const io::StoredRun& run, const SelectCriterion& c) {
   }
   double value = y.front();
   for (std::size_t r = 0; r < y.size() && x[r] <= c.budget; ++r) value = y[r];
-  return std::isnan(value) ? INFINITY : value;
+  return std::isnan(value) ? worst : value;
 }
 
 double median(std::vector<double> v) {
@@ -100,11 +101,20 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
   const auto files = ResultsStore(results_dir).finished_files();
   if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
   std::map<std::string, Configuration> groups;
+  Selection s;
+  bool direction_known = criterion.maximize.has_value();
+  s.maximize = criterion.maximize.value_or(false);
   for (const auto& f : files) {
     const io::StoredRun run = io::read_trajectory(f);
     if (!run.columns.count(criterion.metric))
       throw UserError(f + " has no metric '" + criterion.metric + "'; columns: " +
                       join(run.column_names, ", "));
+    if (!direction_known) {  // the direction recorded with the metric's column
+      const auto& h = run.record.header;
+      for (std::size_t k = 0; k < h.metric_names.size(); ++k)
+        if (h.metric_names[k] == criterion.metric) s.maximize = h.metric_meta[k].direction == "max";
+      direction_known = true;
+    }
     const std::string config = run.text.at("config");
     Configuration& g = groups[without_seed(config)];
     if (g.solver.empty()) {
@@ -116,20 +126,21 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
       g.config_text = config;
     }
     g.seeds.push_back(static_cast<std::uint64_t>(run.numbers.at("seed")));
-    g.scores.push_back(score(run, criterion));
+    g.scores.push_back(score(run, criterion, s.maximize ? -INFINITY : INFINITY));
   }
-  Selection s;
+  const bool maximize = s.maximize;
+  auto better = [maximize](double a, double b) { return maximize ? a > b : a < b; };
   std::map<std::pair<std::string, std::string>, std::size_t> best;  // (problem, solver) -> index
   for (auto& [key, g] : groups) {
     g.median = median(g.scores);
     s.all.push_back(g);
     const auto slot = std::make_pair(g.problem_key, g.solver);
     auto it = best.find(slot);
-    if (it == best.end() || g.median < s.all[it->second].median) best[slot] = s.all.size() - 1;
+    if (it == best.end() || better(g.median, s.all[it->second].median)) best[slot] = s.all.size() - 1;
   }
   for (const auto& [slot, index] : best) s.winners.push_back(s.all[index]);
-  std::sort(s.winners.begin(), s.winners.end(), [](const Configuration& a, const Configuration& b) {
-    return a.problem_key != b.problem_key ? a.problem_key < b.problem_key : a.median < b.median;
+  std::sort(s.winners.begin(), s.winners.end(), [&](const Configuration& a, const Configuration& b) {
+    return a.problem_key != b.problem_key ? a.problem_key < b.problem_key : better(a.median, b.median);
   });
   return s;
 }

@@ -1,9 +1,11 @@
 // `fedbench select RESULTS --metric NAME --at rounds=R`: the best configuration per solver.
 // Runs that differ only in the seed form one configuration; its score is the median over
 // its (tuning) seeds of the metric at the budget (the last recorded row within it), or of the
-// area under log10(metric) against rounds. Diverged and failed runs score +inf.
+// area under log10(metric) against rounds. The metric's direction (recorded with its column)
+// says whether the smallest or the largest median wins; diverged and failed runs score worst.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,8 @@ struct SelectCriterion {
   std::string metric = "rel_error";
   enum class Axis { rounds, samples, bytes, auc } axis = Axis::rounds;
   double budget = 0;  //!< unused for auc
+  //! Overrides the direction recorded in the files (--maximize / --minimize).
+  std::optional<bool> maximize;
   //! "rounds=200", "samples=1e6", "bytes=1e8" or "auc"; throws UserError.
   static SelectCriterion parse(const std::string& metric, const std::string& at);
   std::string describe() const;
@@ -31,6 +35,7 @@ struct Configuration {
 };
 
 struct Selection {
+  bool maximize = false;               //!< the direction used
   std::vector<Configuration> all;      //!< every configuration, scored
   std::vector<Configuration> winners;  //!< the best per (problem configuration, solver)
 };

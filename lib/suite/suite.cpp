@@ -56,6 +56,21 @@ struct Entry {  // one problem or solver of the suite, with its expanded points
   std::vector<ParamMap> points;
 };
 
+// Keeps the entries named in `names` (all when empty): `run SUITE --solver NAME`.
+void keep_only(std::vector<Entry>& entries, const std::vector<std::string>& names,
+               const std::string& path, const std::string& kind) {
+  if (names.empty()) return;
+  std::vector<std::string> present;
+  for (const auto& e : entries) present.push_back(e.name);
+  for (const auto& n : names)
+    if (std::find(present.begin(), present.end(), n) == present.end())
+      throw UserError(path + " has no " + kind + " '" + n + "'; it has: " + join(present, ", ") +
+                      did_you_mean(n, present));
+  std::erase_if(entries, [&](const Entry& e) {
+    return std::find(names.begin(), names.end(), e.name) == names.end();
+  });
+}
+
 // Applies a command-line grid override to every entry whose schema has the key.
 void apply_overrides(std::vector<Entry>& entries, const std::vector<std::string>& items,
                      const std::vector<ParamSpec>& (*specs_of)(const std::string&),
@@ -248,6 +263,8 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
 
   auto problems = read_entries(root["problems"], path, "problem", false);
   auto solvers = read_entries(root["solvers"], path, "solver", true);
+  keep_only(problems, overrides.only_problems, path, "problem");
+  keep_only(solvers, overrides.only_solvers, path, "solver");
   apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
   apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
 

@@ -46,6 +46,8 @@ struct Suite {
 struct SuiteOverrides {
   std::vector<std::string> solver_params, problem_params;  //!< "key=v1,v2" or "key=logspace(..)"
   std::string results_dir;                                  //!< empty: from the file
+  //! Only the entries with these names (empty: all); a name the suite lacks is an error.
+  std::vector<std::string> only_problems, only_solvers;
 };
 
 //! Reads, expands and checks names and parameter values; throws UserError "FILE:LINE: ...".

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "io/trajectory_file.hpp"
+#include "io/run_sinks.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
@@ -63,6 +63,7 @@ class LastMetric : public TrajectorySink {
     name = h.primary_metric;
     column = static_cast<std::size_t>(std::find(h.metric_names.begin(), h.metric_names.end(), name) -
                                       h.metric_names.begin());
+    maximize = column < h.metric_meta.size() && h.metric_meta[column].direction == "max";
   }
   void row(const TrajectoryRow& r) override {
     if (column < r.metrics.size()) value = r.metrics[column];
@@ -71,6 +72,7 @@ class LastMetric : public TrajectorySink {
   std::string name;
   std::size_t column = 0;
   double value = NAN;
+  bool maximize = false;
 };
 
 // Prepares every run (one per suite run, in order): all checks happen here, before any run.
@@ -136,8 +138,9 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       std::string status = "error";
       LastMetric last;
       try {
-        io::Hdf5TrajectoryWriter writer(store.run_file(run.id));
-        TeeSink tee({&last, &writer});
+        const auto writer = io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id));
+        TeeSink tee({&last, writer.get()});
+        prepared[mine[k]].mpi_ranks = mpi.size();
         const RunSummary s = execute(prepared[mine[k]], threads_per_run, tee, options.command_line);
         status = s.status();
         if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
@@ -147,7 +150,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       if (status == "diverged") ++diverged;
       if (status == "error") ++failed;
       ++finished;
-      progress.finished(status, last.name, last.value);
+      progress.finished(status, last.name, last.value, last.maximize);
     }
   };
   std::vector<std::thread> pool;

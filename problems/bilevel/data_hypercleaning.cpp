@@ -1,8 +1,9 @@
 // Federated data hyper-cleaning: per-sample weights on label-corrupted training rows, of
-//   F. Huang, "Fast Adaptive Federated Bilevel Optimization", arXiv 2211.01122, 2022 (AdaFBiO;
-//   seed 004), eq. (4) and Sec. 6.2;
-//   spec 004 §1.3 (formulation) and §3.3 (the reconstructed protocol; the paper gives none),
-//   oracles of §6.1; after Franceschi et al., ICML 2017, and Shaban et al., AISTATS 2019.
+//   F. Huang, "Fast Adaptive Federated Bilevel Optimization", arXiv 2211.01122, 2022 (AdaFBiO),
+//   Section 1, eq. (4), and Section 6.2 (which gives the title only: the experimental protocol
+//   below is ours, and so are the closed-form oracles); after L. Franceschi, M. Donini,
+//   P. Frasconi, M. Pontil, ICML 2017, and A. Shaban, C.-A. Cheng, N. Hatch, B. Boots,
+//   AISTATS 2019 (the source eq. (4) cites).
 //
 //   lower  g_i(x, W) = (1/|D_tr^i|) sum_{j in D_tr^i} sigma(x_j) CE(W a~_j, b_j) + gamma_r ||W||_F^2
 //   upper  f_i(x, W) = (1/|D_vl^i|) sum_{j in D_vl^i} CE(W a~_j, b_j)          (no x: grad_x f = 0)
@@ -10,20 +11,21 @@
 // contiguous block x_offset_i + j, so g_i touches only its own block); sigma is the logistic
 // function; W in R^{C x (d+1)} is a linear softmax classifier on a~ = (a, 1), stored
 // feature-major (W_{k,q} at q*C + k; q = d is the bias).
-// Resolved (§1.3): per-client means (the expectation notation of eq. 1) and gamma_r ||W||^2
-// with no 1/2 (eq. 4), the bias column included, so mu_g = 2 gamma_r exactly.
-// Resolved (§3.3): a corrupted label is redrawn uniformly from the C - 1 other classes, so
-// `corruption` is exactly the expected fraction of wrong training labels (the spec's "a
-// uniformly random class" would leave 1/C of them right); default 0.5 as in Franceschi et al.
+// Resolved: per-client means (the expectation notation of eq. (1)) and gamma_r ||W||^2 with no
+// 1/2 (as eq. (4) prints it), the bias column included, so mu_g = 2 gamma_r exactly.
+// Resolved (our protocol): a corrupted label is redrawn uniformly from the C - 1 other
+// classes, so `corruption` is exactly the expected fraction of wrong training labels (a
+// uniformly random class would leave 1/C of them right); default 0.5 as in Franceschi et al.
 // Resolved (data): the test set is the dataset's test file when present, else a seeded
 // `test_fraction` of the train file; of the rest (at most `rows` seeded random rows) each
-// client's share, given by the partitioner, is split `validation_fraction` clean validation
-// rows / corrupted training rows (FedNest's per-client 20/80 split, spec 004 §3.2), so
-// validation follows the client's label skew. Default data: mnist-t10k, MNIST's 10000-image
-// test set shipped here (full MNIST is not; fashion-mnist works when installed).
+// client's share, given by the partitioner, is split `validation_fraction` clean validation rows
+// / corrupted training rows (the per-client 20/80 split of FedNest's code,
+// github.com/ucr-optml/FedNest; Huang 2022 gives no split), so validation follows the client's
+// label skew. Default data: mnist-t10k, MNIST's 10000-image test set shipped here (full MNIST is
+// not; fashion-mnist works when installed).
 // Metrics: test accuracy and loss of W*(x) (Newton from the model's W), test accuracy of the
 // model's W, and the fraction of corrupted / clean training rows with sigma(x_j) < 0.5 (the
-// recall and false-positive rate of flagging corrupted samples, §3.3).
+// recall and false-positive rate of flagging corrupted samples; our choice of metrics).
 #include <algorithm>
 #include <cmath>
 
@@ -130,7 +132,7 @@ class DataHypercleaning : public BilevelProblem {
     Scratch& sc = scratch();
     const double* cached = s.empty() ? full_batch_probabilities(i, z) : nullptr;
     for_each_training(i, s, [&](Index row, Index xj) {
-      // grad^2 CE[V] = ((diag(pi) - pi pi^T) V a~) a~^T (spec 004 §6.1)
+      // grad^2 CE[V] = ((diag(pi) - pi pi^T) V a~) a~^T (our derivation)
       if (cached) sc.prob = Eigen::Map<const Vec>(cached + (xj - x_offset_[i]) * classes_, classes_);
       else row_loss(X_, row, label(row), w_of(z), sc.prob);
       logits(X_, row, v.data(), sc.direction);
@@ -147,7 +149,7 @@ class DataHypercleaning : public BilevelProblem {
     Scratch& sc = scratch();
     const double n = batch(i, s);
     for_each_training(i, s, [&](Index row, Index xj) {
-      // (grad^2_xy g_i V)_j = sigma'(x_j) (pi_j - e_bj)^T V a~_j / n (spec 004 §6.1)
+      // (grad^2_xy g_i V)_j = sigma'(x_j) (pi_j - e_bj)^T V a~_j / n (our derivation)
       row_loss(X_, row, label(row), w, sc.prob);
       sc.prob(label(row)) -= 1.0;
       logits(X_, row, v.data(), sc.direction);
@@ -330,6 +332,6 @@ class DataHypercleaning : public BilevelProblem {
 
 FEDBENCH_REGISTER_PROBLEM(DataHypercleaning, "data-hypercleaning",
                           "per-sample weights on label-corrupted rows, linear softmax classifier (bilevel)",
-                          "AdaFBiO (seed 004) eq. 4; spec 004 §1.3, §3.3; Franceschi et al. ICML 2017");
+                          "Huang, arXiv 2022 (2211.01122), Eq. (4); Franceschi et al., ICML 2017");
 
 }  // namespace fedbench::problems

@@ -1,24 +1,28 @@
 // Hyperparameter optimisation of L2-regularised logistic regression with one regularisation
 // weight per feature, of
 //   Y. Zhang, R. Dhaipule, C. C. Tan, H. Ling, H. Gao, "Federated Stochastic Bilevel
-//   Optimization with Fully First-Order Gradients", IJCAI 2025 (seed 003), eq. (12);
-//   spec 003 §3.1 (problem, data protocol), §4.3 (reference numbers), §6.1 (exact solution).
+//   Optimization with Fully First-Order Gradients", IJCAI 2025, Section 5.1, eq. (12) (problem
+//   and data protocol; Figs. 1-4). The exact lower-level solution and the reference numbers of
+//   the unit tests are ours (independent numpy/scipy computations), not in the paper.
 //
 //   upper  f_i(x, y) = (1/m_v^i) sum_{validation rows of i} CE(y^T a, b)       (no x: grad_x f = 0)
 //   lower  g_i(x, y) = (1/m_t^i) sum_{training rows of i}   CE(y^T a, b) + R(x, y),
 //          R(x, y)   = (1/(c d)) sum_q exp(x_q) sum_k y_{q,k}^2,
 // x in R^d (one hyperparameter per feature, shared by the classes), y in R^{d x c} stored
 // feature-major (y_{q,k} at q*c + k, so a sparse row touches contiguous blocks). CE is the
-// multinomial cross-entropy on the logits y^T a; features carry no bias column (spec §3.1).
-// Resolved (spec §3.1): R is normalised by 1/(cd) with no 1/2, as eq. (12) prints it (seed
-// 004 §6.1's (1/2) sum exp(x_q) y_q^2 is a different scaling; the §4.3 numbers use eq. 12).
-// Resolved (A9): binary data default to c = 2 softmax (labels -1/+1 -> classes 0/1);
-// `model = logistic` is the c = 1 sigmoid option (class 0's logit fixed at 0, y in R^d, R
-// normalised by 1/d). Multiclass data use c = classes (the covtype reading of §3.1).
-// Resolved (data): only the dataset's main file (`file`) is split, as the text implies: a
-// seeded `test_fraction` (10%) is the test set, `validation_fraction` (30%) of the rest the
-// upper-level rows, the rest the lower-level rows; each set is spread over the clients by the
-// partitioner (the paper: iid over 8 workers). ijcnn1 ships only its `validation` file here.
+// multinomial cross-entropy on the logits y^T a; features carry no bias column (eq. (12) has
+// none).
+// Resolved: R is normalised by 1/(cd) with no 1/2, as eq. (12) prints it (a (1/2) sum exp(x_q)
+// y_q^2 regulariser would be a different scaling; the reference numbers of the unit tests use
+// eq. (12)).
+// Resolved: eq. (12) has y in R^{d x c} without saying what c is for binary data: binary data
+// default to c = 2 softmax (labels -1/+1 -> classes 0/1); `model = logistic` is the c = 1
+// sigmoid option (class 0's logit fixed at 0, y in R^d, R normalised by 1/d). Multiclass data
+// use c = classes (our reading for covtype, the multiclass dataset of Section 5.1).
+// Resolved (data): only the dataset's main file (`file`) is split, as the text implies: a seeded
+// `test_fraction` (10%) is the test set, `validation_fraction` (30%) of the rest the upper-level
+// rows, the rest the lower-level rows; each set is spread over the clients by the partitioner
+// (Section 5.1: at random over eight workers). ijcnn1 ships only its `validation` file here.
 // Constants are x-dependent: the lower level is (2/(cd)) min_q exp(x_q)-strongly convex in y;
 // mu_g and the smoothness bound are declared at x0 = 0 (the initial point).
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
@@ -47,12 +51,12 @@ class HyperLogreg : public BilevelProblem {
     s.text("dataset", &Params::dataset, "a9a", "registered dataset (fedbench data list)")
         .text("file", &Params::file, "train", "the dataset's file that is split (ijcnn1 here: validation)")
         .integer("rows", &Params::rows, "0", {.ge = 0}, "use this many seeded random rows of the file (0: all)")
-        .real("test_fraction", &Params::test_fraction, "0.1", {.ge = 0, .lt = 1}, "held-out test rows (spec: 10%)")
+        .real("test_fraction", &Params::test_fraction, "0.1", {.ge = 0, .lt = 1}, "held-out test rows (paper: 10%)")
         .real("validation_fraction", &Params::validation_fraction, "0.3", {.gt = 0, .lt = 1},
-              "of the other rows, upper-level validation rows (spec: 30%); the rest train")
+              "of the other rows, upper-level validation rows (paper: 30%); the rest train")
         .choice("model", &Params::model, "softmax", {{"softmax", Params::Model::softmax}, {"logistic", Params::Model::logistic}},
                 "softmax: c = classes columns; logistic: c = 1 sigmoid (binary data)")
-        .integer("clients", &Params::clients, "8", {.ge = 1}, "N, clients (spec: 8)")
+        .integer("clients", &Params::clients, "8", {.ge = 1}, "N, clients (paper: 8)")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of split and partition");
   }
@@ -77,7 +81,7 @@ class HyperLogreg : public BilevelProblem {
 
  protected:
   void do_upper_grad_x(int, std::span<const Index>, const Vec&, Vec& out) const override {
-    out.setZero();  // f has no x (spec §3.1: u1 = 0)
+    out.setZero();  // f has no x in eq. (12), so the u_1 recursion of eq. (5) is 0
   }
   void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     out.setZero();
@@ -106,7 +110,7 @@ class HyperLogreg : public BilevelProblem {
     out.setZero();
     Scratch& sc = scratch(classes_);
     const auto add_row = [&](Index row, const double* prob) {
-      // grad^2 CE[V] = a (pi . V^T a - pi (pi^T V^T a))^T on the free columns (spec §3.1)
+      // grad^2 CE[V] = a (pi . V^T a - pi (pi^T V^T a))^T on the free columns (our derivation)
       row_logits(row, v.data(), sc.direction.data());
       double mean = 0;
       for (Index c = 0; c < classes_; ++c) mean += prob[c] * sc.direction[c];
@@ -273,6 +277,6 @@ class HyperLogreg : public BilevelProblem {
 
 FEDBENCH_REGISTER_PROBLEM(HyperLogreg, "hyper-logreg",
                           "per-feature L2 hyperparameters of logistic regression (bilevel), LIBSVM data",
-                          "Zhang, Dhaipule, Tan, Ling, Gao, IJCAI 2025 (seed 003) eq. 12; spec 003 §3.1");
+                          "Zhang et al., IJCAI 2025, Eq. (12), Section 5.1");
 
 }  // namespace fedbench::problems

@@ -1,7 +1,7 @@
-// Random symmetric matrices with a prescribed spectrum law, as the quadratic-game generators
-// of the papers' code draw them (spec 002 §4.1): Q diag(lambda) Q^T with lambda_k ~ U(lo, hi)
-// and Q the eigenvectors of W^T W, W ~ N(0, 1)^{d x d} (a random orthogonal matrix). Draw
-// order: the d eigenvalues, then W row by row.
+// Random symmetric matrices with a prescribed spectrum law, as the quadratic-game generator of
+// the code of S. Zhang et al., ICLR 2024 (github.com/isayantan/ProxSkipVIP; eq. (5) of the paper)
+// draws them: Q diag(lambda) Q^T with lambda_k ~ U(lo, hi) and Q the eigenvectors of W^T W, W ~
+// N(0, 1)^{d x d} (a random orthogonal matrix). Draw order: the d eigenvalues, then W row by row.
 #pragma once
 #include <Eigen/Eigenvalues>
 

@@ -113,10 +113,10 @@ Constants AffineGame::compute_constants() const {
   k.set(Constant::lipschitz_client_max, lip_clients, "max_i ||M_i||_2");
   if (mu_clients > 0) {
     k.set(Constant::mu, mu_clients, "min_i lambda_min(sym M_i): strong monotonicity of every client "
-                            "operator (Assumption 4.1; spec 002 §3.2)");
+                            "operator (Assumption 4.1 of Zhang et al. 2024)");
   } else if (mu_global > 0) {
     k.set(Constant::mu, mu_global, "lambda_min(sym Mbar) of the global operator: some client is only "
-                           "monotone (mu_i = " + format_real(mu_clients) + "), spec 002 §3.2 fallback");
+                           "monotone (mu_i = " + format_real(mu_clients) + "); our fallback, Assumption 4.1 asks for every mu_i > 0");
   }
   // Heterogeneity at the solution, sigma_*^2 = (1/n) sum_i ||F_i(z*)||^2 (Assumption 2.2).
   const Vec z_star = *reference_solution();
@@ -127,16 +127,16 @@ Constants AffineGame::compute_constants() const {
     worst = std::max(worst, s);
   }
   k.set(Constant::sigma_star_sq, sigma / n, "(1/n) sum_i ||F_i(z*)||^2");
-  k.set(Constant::heterogeneity, worst, "max_i ||F_i(z*) - F(z*)||^2 (spec 002 §4.4)");
+  k.set(Constant::heterogeneity, worst, "max_i ||F_i(z*) - F(z*)||^2 (the measure of Zhang et al. 2024, App. H.4)");
   // Cocoercivity needs a monotone operator; without it, theory presets must fail, not guess.
   if (mu_global < 0) return k;
   k.set(Constant::cocoercivity, cocoercivity_eig(global_M_),
         "ell of F by the paper's eigenvalue formula 1/ell = min Re(1/lambda), |lambda| > 1e-5");
-  k.set(Constant::cocoercivity_client_max, ell_clients, "max_i ell_i, eigenvalue formula (Table G)");
-  k.set(Constant::cocoercivity_sample_max, ell_samples, "max_ij ell_ij, eigenvalue formula (Table G)");
+  k.set(Constant::cocoercivity_client_max, ell_clients, "max_i ell_i, eigenvalue formula (Zhang et al. 2024, App. G)");
+  k.set(Constant::cocoercivity_sample_max, ell_samples, "max_ij ell_ij, eigenvalue formula (Zhang et al. 2024, App. G)");
   if (mu_global > 0)
     k.set(Constant::cocoercivity_exact, cocoercivity_exact(global_M_),
-          "exact ell of F: 1/lambda_min(sym(Mbar^-1)) (spec 002 §3.2)");
+          "exact ell of F: 1/lambda_min(sym(Mbar^-1)) (ours; the paper uses the eigenvalue formula)");
   if (mu_clients > 0) {
     for (int i = 0; i < n; ++i)
       ell_clients_exact = std::max(ell_clients_exact, cocoercivity_exact(client_M_[i]));
@@ -146,6 +146,26 @@ Constants AffineGame::compute_constants() const {
     k.set(Constant::cocoercivity_sample_max_exact, ell_samples_exact, "max_ij exact ell_ij");
 
   return k;
+}
+
+void AffineGame::write_instance(InstanceWriter& out) const {
+  const Index d = dim();
+  out.matrix("global/M", global_M_, "Mbar = mean over clients of M_i: F(z) = Mbar z + zetabar");
+  out.vector("global/zeta", global_zeta_, "zetabar, mean over clients of zeta_i");
+  for (int i = 0; i < num_clients(); ++i) {
+    const std::string client = "clients/" + std::to_string(i) + "/";
+    const auto& parts = components_[i];
+    const Index m = static_cast<Index>(parts.size());
+    Mat M(m * d, d), zeta(m, d);
+    for (Index j = 0; j < m; ++j) {
+      M.middleRows(j * d, d) = parts[j].M;
+      zeta.row(j) = parts[j].zeta.transpose();
+    }
+    out.matrix(client + "M", M, "components stacked: M_ij = M[j*d:(j+1)*d, :], F_ij(z) = M_ij z + zeta_ij");
+    out.matrix(client + "zeta", zeta, "zeta_ij = zeta[j, :]");
+    out.matrix(client + "M_mean", client_M_[i], "M_i, the mean of the client's components");
+    out.vector(client + "zeta_mean", client_zeta_[i], "zeta_i, the mean of the client's offsets");
+  }
 }
 
 }  // namespace fedbench

@@ -1,7 +1,9 @@
-// Base of every problem whose components are affine operators F_ij(z) = M_ij z + zeta_ij
-// (spec 002 §4.1, §4.3, §4.4): stores the per-sample operators, their client and global means,
-// and derives the exact equilibrium z* = -Mbar^{-1} zetabar (spec §7.1, an LU solve) and every
-// constant the theory presets need. A concrete game only generates its components.
+// Base of every problem whose components are affine operators F_ij(z) = M_ij z + zeta_ij (the
+// games of S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024: eq. (5) of Section 5 and
+// Appendices H.3-H.4): stores the per-sample operators, their client and global means, and
+// derives the exact equilibrium z* = -Mbar^{-1} zetabar (an LU solve; our derivation, the
+// paper does not state it) and every constant the theory presets need. A concrete game only
+// generates its components.
 //
 // The value of component (i, j) is the quadratic saddle function whose VIP operator is F_ij:
 //   phi(x, y) = 1/2 x^T sym(M_xx) x + x^T M_xy y - 1/2 y^T sym(M_yy) y + zeta_x^T x - zeta_y^T y,
@@ -23,6 +25,8 @@ class AffineGame : public MinimaxProblem {
   std::string problem_class() const override { return "strongly monotone affine VIP"; }
   Vec initial_point() const override { return z0_.size() ? z0_ : Vec::Zero(dim()); }
   std::optional<Vec> reference_solution() const override;
+  //! Every component (stacked per client), the client means and the global mean.
+  void write_instance(InstanceWriter& out) const override;
 
   //! Client mean operator M_i, zeta_i and the global means (for tests and constants).
   const Mat& client_matrix(int i) const { return client_M_[i]; }

@@ -1,18 +1,20 @@
 // Linear AUC maximisation in the square-loss minimax form of
-//   Y. Ying, L. Wen, S. Lyu, "Stochastic Online AUC Maximization", NeurIPS 2016, as run by
-//   (seed 001) CD-MAGE, Section 5.1 and Appendix B.2; spec 001 §3.1 and §6.3.
+//   Y. Ying, L. Wen, S. Lyu, "Stochastic Online AUC Maximization", NIPS 2016, as run by
+//   J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, arXiv 2105.14216, 2021 (CD-MAGE), Section 5.1
+//   (Figs. 1 and 4) and Appendix B.2 (the objective below).
 //
 //   x = (theta, a, b), y = lambda, score h = theta^T w, positive fraction tau:
 //   F = (1-tau)(h-a)^2 I+ + tau (h-b)^2 I- + 2(1+lambda)(tau h I- - (1-tau) h I+)
 //       - tau(1-tau) lambda^2,
 //   averaged over each client's samples (with the global tau), clients averaged.
-// Substitute (spec 001 §7): the paper's CNN score is replaced by the linear score, which makes
-// f quadratic: its saddle point solves one linear system, built exactly here by probing the
-// affine global operator at the unit vectors (minimum-norm solution when singular).
-// Resolved: tau = 0 means the exact positive fraction of the training rows (spec §6.3; the
-// code's 0.1 is tau=0.1); multiclass data become one-vs-rest with `positive_class`; rows are
-// split over clients by a partitioner (iid, shards:S, dirichlet:A, quantity:A), each client
-// holding indices into the one shared CSR matrix.
+// Substitute (ours, not in the paper): the paper's CNN/LeNet5 score is replaced by the linear
+// score, which makes f quadratic: its saddle point solves one linear system (our derivation),
+// built exactly here by probing the affine global operator at the unit vectors (minimum-norm
+// solution when singular).
+// Resolved: tau = 0 means the exact positive fraction of the training rows (our choice; Xie
+// et al.'s code uses 0.1, i.e. tau=0.1); multiclass data become one-vs-rest with
+// `positive_class`; rows are split over clients by a partitioner (iid, shards:S, dirichlet:A,
+// quantity:A), each client holding indices into the one shared CSR matrix.
 // Metrics: exact train and test AUC (ties half), the objective, and the distance to the saddle
 // point (rel_error).
 #include <Eigen/QR>
@@ -75,6 +77,20 @@ class Auc : public MinimaxProblem {
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(clients_, y_);
   }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout", "z = (w[0:p], a, b, lambda): x = (w, a, b), y = (lambda,); the score of a row is w . row", "");
+    out.scalar("tau", tau_, "positive fraction used in the loss");
+    out.csr("train/X", X_.rows, X_.cols, X_.row_start, X_.col, X_.val, "training rows (CSR)");
+    out.vector("train/y", Eigen::Map<const Vec>(y_.data(), static_cast<Index>(y_.size())),
+               "training labels, +1 positive, -1 negative");
+    for (int i = 0; i < num_clients(); ++i)
+      out.indices("clients/" + std::to_string(i) + "/rows", clients_[i], "the client's rows of train/X");
+    if (test_X_.rows == 0) return;
+    out.csr("test/X", test_X_.rows, test_X_.cols, test_X_.row_start, test_X_.col, test_X_.val, "test rows (CSR)");
+    out.vector("test/y", Eigen::Map<const Vec>(test_y_.data(), static_cast<Index>(test_y_.size())),
+               "test labels, +1 positive, -1 negative");
+  }
+
   std::optional<Vec> reference_solution() const override {
     const auto& [J, b] = linear_system();
     return Vec(Eigen::CompleteOrthogonalDecomposition<Mat>(J).solve(-b));
@@ -214,6 +230,6 @@ class Auc : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(Auc, "auc",
                           "linear AUC maximisation, square-loss minimax form, on a binary dataset",
-                          "Ying, Wen, Lyu, NeurIPS 2016; CD-MAGE (seed 001) Sec. 5.1, App. B.2");
+                          "Ying, Wen, Lyu, NIPS 2016; Xie et al., arXiv 2021, Section 5.1");
 
 }  // namespace fedbench::problems

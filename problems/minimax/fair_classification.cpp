@@ -1,20 +1,22 @@
 // Fair classification: minimise the worst class loss,
 //   min_{W, b} max_{y in simplex} sum_c y_c F_c(W, b) + R(W),
-// of (seed 000) FESS-GDA, Section 4.2 (form 2, NC-C), with the CPU substitute of spec 000 §7:
-// F_c is the class-conditional mean cross-entropy of a softmax-regression model instead of the
-// paper's CNN, on any registered multiclass dataset.
+// of W. Shen, M. Huang, J. Zhang, C. Shen, AISTATS 2024 (FESS-GDA), Section 4.2 (Figs. 2-3,
+// Appendix K; a problem of the form (2) of Section 1.1, nonconvex-concave; the setting of
+// Nouiehed et al., NeurIPS 2019), with a CPU substitute of ours, not in the paper: F_c is the
+// class-conditional mean cross-entropy of a softmax-regression model instead of the paper's
+// CNN on CIFAR-10, on any registered multiclass dataset.
 //
-// Per-sample component (spec 000 §3.2's unbiased estimate with the global class prior pi_c):
+// Per-sample component (our unbiased estimate with the global class prior pi_c):
 //   f_j = y_{c_j} l_j(W, b) / pi_{c_j} + R(W),   l_j = -log softmax(W w_j + b)_{c_j},
 // so a client's mean over its samples is sum_c y_c F_{c,i} with F_{c,i} weighted by pi_c, and
-// clients average to the global class means under an even split. R = (rho/2)||W||^2 (convex;
-// the model makes the problem convex-concave) or rho sum w^2/(1+w^2) (smooth nonconvex,
-// spec §7). y lives on the simplex: project() handles the y block, the engine calls it after
-// each aggregation. Features are scaled per column by the largest |value| of the training rows
-// (`scale = unit`, spec §7 "scale features to [0,1]"). Datasets without a test file hold out
-// `test_fraction` of the rows (seeded split).
+// clients average to the global class means under an even split. R = (rho/2)||W||^2 (convex; the
+// model makes the problem convex-concave) or rho sum w^2/(1+w^2) (smooth nonconvex, our option to
+// recover the paper's nonconvexity). y lives on the simplex: project() handles the y block, the
+// engine calls it after each aggregation. Features are scaled per column by the largest |value|
+// of the training rows (`scale = unit`, our choice: features in [0, 1] for nonnegative data).
+// Datasets without a test file hold out `test_fraction` of the rows (seeded split).
 // Metrics: average and worst-class test accuracy, max_c F_c on the training data (Phi), and
-// the entropy of y. Not implemented yet: the hand-written MLP model of spec §7.
+// the entropy of y. Not implemented yet: a hand-written MLP model, closer to the paper's CNN.
 #include <algorithm>
 #include <cmath>
 
@@ -228,6 +230,6 @@ class FairClassification : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(FairClassification, "fair-classification",
                           "worst-class loss of softmax regression, class weights on the simplex",
-                          "FESS-GDA (seed 000) Sec. 4.2 form (2), CPU substitute of spec 000 §7");
+                          "Shen, Huang, Zhang, Shen, AISTATS 2024, Section 4.2");
 
 }  // namespace fedbench::problems

@@ -1,19 +1,20 @@
 // The Policemen-Burglar matrix game of
 //   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Appendix H.5 (Fig. 8), after
-//   Nemirovski 2013; spec 002 §4.5.
+//   A. Nemirovski, "Mini-Course on Convex Programming Algorithms", lecture notes, 2013.
 //
 //   min_{x in simplex} max_{y in simplex} (1/M) sum_i x^T A_i y,
 //   A_i(r, s) = w_r (1 - exp(-0.8 |r - s|)),  w_r = |N(0, 1)|,
 //   F_i(z) = (A_i y, -A_i^T x),  monotone (not strongly): outside the theory.
-// Resolved (spec §4.5): `weights = row` with `identical_clients = true` is the paper (one weight
-// per row, the same matrix for every client); `weights = entry`, `identical_clients = false`
-// is the official code (a fresh |N(0,1)| per entry and per client). The server projects both
-// blocks onto their simplices after aggregation (spec §2.6; the engine calls project()).
-// Start: the simplex centres (the paper does not say; the code's unprojected Gaussian start is
-// projected by the first communication anyway).
+// Resolved: the paper and the authors' code differ. `weights = row` with `identical_clients =
+// true` is the paper (one weight per row, the same matrix for every client); `weights = entry`,
+// `identical_clients = false` is the authors' code (a fresh |N(0,1)| per entry and per client).
+// The server projects both blocks onto their simplices after aggregation, as the authors' code
+// does (the paper gives no algorithm for the constrained case; the engine calls project()).
+// Start: the simplex centres (the paper does not say; the authors' code's unprojected Gaussian
+// start is projected by the first communication anyway).
 // Metric: the duality gap max_j (Abar^T x)_j - min_i (Abar y)_i at the current server iterate
-// (>= 0 on the simplices, 0 exactly at a Nash equilibrium). The spec's running-average gap
-// needs iterate averaging in the engine: not yet.
+// (>= 0 on the simplices, 0 exactly at a Nash equilibrium). A gap at the running average of
+// the iterates would need iterate averaging in the engine: not yet.
 #include <cmath>
 
 #include "core/random.hpp"
@@ -35,9 +36,9 @@ class MatrixGame : public MinimaxProblem {
     s.integer("clients", &Params::clients, "20", {.ge = 1}, "M, clients")
         .integer("dim", &Params::dim, "5", {.ge = 1}, "d, pure strategies per player")
         .choice("weights", &Params::weights, "row", {{"row", Params::Weights::row}, {"entry", Params::Weights::entry}},
-                "|N(0,1)| weight per row (paper) or per entry (code)")
+                "|N(0,1)| weight per row (paper) or per entry (authors' code)")
         .boolean("identical_clients", &Params::identical_clients, "true",
-                 "one matrix for all clients (paper) or one per client (code)")
+                 "one matrix for all clients (paper) or one per client (authors' code)")
         .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the matrices");
   }
 
@@ -96,6 +97,6 @@ class MatrixGame : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(MatrixGame, "matrix-game",
                           "Policemen-Burglar matrix game on two simplices (Appendix H.5)",
-                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, App. H.5; Nemirovski 2013");
+                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, Appendix H.5; Nemirovski 2013");
 
 }  // namespace fedbench::problems

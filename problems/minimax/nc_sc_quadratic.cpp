@@ -1,6 +1,7 @@
 // Heterogeneous quadratic games whose min player may be nonconvex (NC-SC), for checking the
-// rate claims of (seed 000) FESS-GDA and (seed 001) CD-MAGE; spec 000 §6.9 and 001 §6.3
-// [not in the papers; suggested test beds].
+// NC-SC rate claims of W. Shen et al., AISTATS 2024 (FESS-GDA, Section 3.2) and J. Xie et al.,
+// arXiv 2105.14216, 2021 (CD-MAGE, Section 4): fedbench's own test bed, in neither paper; the
+// games have the form of eq. (5) of S. Zhang et al., ICLR 2024, with a nonconvex A.
 //
 //   f_i(x, y) = 1/2 x^T A_i x + x^T B_i y - 1/2 y^T C_i y + a_i^T x - c_i^T y,
 //   A_i = Q diag(U(a_min, a_max)) Q^T (a_min < 0 makes f nonconvex in x),
@@ -110,6 +111,6 @@ class NcScQuadratic : public AffineGame {
 
 FEDBENCH_REGISTER_PROBLEM(NcScQuadratic, "nc-sc-quadratic",
                           "heterogeneous quadratic game, nonconvex in x, strongly concave in y",
-                          "test bed of spec 000 §6.9 / 001 §6.3 (not in the papers)");
+                          "fedbench test problem (not in the papers)");
 
 }  // namespace fedbench::problems

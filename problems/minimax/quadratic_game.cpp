@@ -1,7 +1,9 @@
 // The strongly monotone heterogeneous quadratic game of
 //   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, "Communication-Efficient Gradient Descent-
 //   Ascent Methods for Distributed Variational Inequalities: Unified Analysis and Local Updates",
-//   ICLR 2024, eq. (5); generator of spec 002 §4.1 (the official code's recipe).
+//   ICLR 2024, Section 5, eq. (5) (Fig. 1; Figs. 4-5 in Appendices H.1-H.2); the generator is
+//   the recipe of the authors' code (github.com/isayantan/ProxSkipVIP), which the paper does not
+//   spell out.
 //
 //   min_{x in R^d} max_{y in R^d} (1/M) sum_i (1/n) sum_j phi_ij(x, y),
 //   phi_ij = 1/2 x^T A_ij x + x^T B_ij y - 1/2 y^T C_ij y + a_ij^T x - c_ij^T y,
@@ -9,12 +11,12 @@
 //
 // Each of A, C, B is Q diag(lambda) Q^T with Q the eigenvectors of W^T W, W ~ N(0,1)^{dxd},
 // lambda_k ~ U(mu_min, mu_max) for A and C and ~ U(0, b_max) for B; a, c ~ N(0, I). Draws per
-// sample in the code's order A, C, B, a, c, from the stream (instance_seed, "quadratic-game",
+// sample in the authors' code's order A, C, B, a, c, from the stream (instance_seed, "quadratic-game",
 // client, sample), so an instance does not depend on how many clients are built in parallel.
-// Resolved ambiguities: the paper's "-1/2 x1^T C x1" is read as x2 (spec §4.1, paper error);
-// d = 20 per player (the stochastic script and notebooks; the det. script used 10).
-// `heterogeneity` is the spec's optional heterogeneity knob [not in the paper]: client i adds
-// s_i ~ N(0, heterogeneity^2 I) to every zeta_ij; 0 reproduces the paper.
+// Resolved ambiguities: eq. (5)'s "-1/2 x1^T C x1" is read as x2 (a typo in the paper: C acts
+// on the max player); d = 20 per player (the authors' stochastic script and notebooks; their
+// deterministic script used 10). `heterogeneity` is our optional knob, not in the paper:
+// client i adds s_i ~ N(0, heterogeneity^2 I) to every zeta_ij; 0 reproduces the paper.
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/text.hpp"
@@ -79,6 +81,6 @@ class QuadraticGame : public AffineGame {
 
 FEDBENCH_REGISTER_PROBLEM(QuadraticGame, "quadratic-game",
                           "strongly monotone heterogeneous quadratic game (paper eq. 5)",
-                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, eq. (5), §5 and Fig. 1");
+                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, Eq. (5), Section 5");
 
 }  // namespace fedbench::problems

@@ -1,29 +1,30 @@
-// Robust least squares, penalised form (paper eq. 6) of
-//   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, §5 and Appendix G.1;
-//   spec 002 §4.2.
+// Robust least squares, penalised form of
+//   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5, eq. (6) (Fig. 2,
+//   California Housing) and Appendix G.1 (Fig. 3, synthetic data).
 //
 //   min_beta max_y G(beta, y) = ||A beta - y||^2 - lambda ||y - y0||^2,   lambda > 1.
 // Rows are split into M contiguous blocks of m = floor(r/M) rows; row k contributes
 //   f_k = (a_k^T beta - y_k)^2 - lambda (y_k - y0_k)^2,
 //   F_k = (2 a_k (a_k^T beta - y_k),  e_k 2 (a_k^T beta + (lambda-1) y_k - lambda y0_k)),
-// and clients average their rows, so the operator solved is F = (1/r) F_G (as the code does;
-// same solution, constants divided by r). z = (beta, y) has dimension s + r.
+// and clients average their rows, so the operator solved is F = (1/r) F_G (as the authors'
+// code does; same solution, constants divided by r). z = (beta, y) has dimension s + r.
 // The operator is applied in O(b s + r) per call of b rows: no per-row matrices are stored.
 //
-// Exact solution [spec §4.2, verified algebraically]: beta* = A^+ y0 (least squares; the
+// Exact solution (our derivation, not in the paper): beta* = A^+ y0 (least squares; the
 // minimum-norm one when A is rank deficient, which is where GDA-type methods started at 0
 // converge), y* = (lambda y0 - A beta*) / (lambda - 1).
 // Constants in closed form through the singular values of each row block X (m x s): on the
 // pairs of singular vectors the operator scale [[X^T X, -X^T], [X, (lambda-1) I]] acts as the
-// 2x2 matrices scale [[s^2, -s], [s, lambda-1]] (spec §3.2, eigenvalue formula with the 1e-5
-// cutoff; mu is the true modulus 2 min(lambda_min(A^T A), lambda-1)/r, the code's value
-// without the factor 2 is stored as mu_code).
+// 2x2 matrices scale [[s^2, -s], [s, lambda-1]] (the eigenvalue formula 1/ell = min Re(1/lambda)
+// of Appendix G, after Loizou et al. 2021, with the 1e-5 cutoff; mu is the true modulus
+// 2 min(lambda_min(A^T A), lambda-1)/r, the authors' code's value without the factor 2 is
+// stored as mu_code).
 // Resolved ambiguities: the paper's s = 20, beta0 ~ N(0, 0.1), eps ~ N(0, 0.01) read as
 // variances (stds 0.316 and 0.1); with the paper's contiguous split, `rows` not a multiple of
 // `clients` drops the remainder rows, so every client holds m rows and F = (1/r) F_G exactly.
 // Other partitions (iid, shards, Dirichlet or quantity skew, by the y0 values) keep every row;
-// clients are averaged unweighted (spec §7.4), so row k weighs w_k = 1/(M m_i) and beta* is
-// the W-weighted least-squares solution.
+// clients are averaged unweighted (eq. (1) and eq. (12) of Appendix G), so row k weighs w_k =
+// 1/(M m_i) and beta* is the W-weighted least-squares solution.
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <algorithm>
@@ -118,7 +119,7 @@ class RobustLeastSquares : public MinimaxProblem {
   static void declare(Schema<Params>& s) {
     s.choice("source", &Params::source, "synthetic", {{"synthetic", Params::Source::synthetic}, {"libsvm", Params::Source::libsvm},
               {"dataset", Params::Source::dataset}},
-             "synthetic (spec §4.2), a LIBSVM file given by path, or a registered dataset")
+             "synthetic (Appendix G.1), a LIBSVM file given by path, or a registered dataset")
         .text("path", &Params::path, "", "LIBSVM file (features as A, labels as y0)")
         .text("dataset", &Params::dataset, "", "registered dataset (fedbench data list)")
         .text("partition", &Params::partition, "contiguous",
@@ -173,7 +174,8 @@ class RobustLeastSquares : public MinimaxProblem {
                                               scheme,
                                               static_cast<std::uint64_t>(p.partition_seed));
     }
-    // Clients are averaged unweighted, so row k weighs 1 / (M m_i) in F (spec 002 §7.4).
+    // Clients are averaged unweighted (eqs. (1) and (12) of the paper), so row k weighs
+    // 1 / (M m_i) in F.
     weights_.resize(A_.rows());
     std::vector<Index> sizes;
     for (const auto& rows : client_rows_) {
@@ -186,6 +188,15 @@ class RobustLeastSquares : public MinimaxProblem {
   }
 
   std::string problem_class() const override { return "SC-SC (robust least squares)"; }
+
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout", "z = (beta, y): x = beta (features), y = one entry per row", "");
+    out.matrix("A", A_, "rows a_k of the design matrix (rows used only)");
+    out.vector("y0", y0_, "targets y0_k");
+    out.scalar("lambda", lambda_, "lambda of -lambda ||y - y0||^2");
+    for (std::size_t i = 0; i < client_rows_.size(); ++i)
+      out.indices("clients/" + std::to_string(i) + "/rows", client_rows_[i], "the client's rows of A");
+  }
 
   std::optional<Vec> reference_solution() const override {
     // Weighted least squares (ordinary when every client holds as many rows).
@@ -241,7 +252,7 @@ class RobustLeastSquares : public MinimaxProblem {
       ell_clients = std::max(ell_clients, b.ell_eig);
     }
     for (Index row = 0; row < r; ++row) {
-      // A single row: one pair with sigma^2 = |a_k|^2 (spec §3.2, rank-2 M_k).
+      // A single row: one pair with sigma^2 = |a_k|^2 (rank-2 M_k; eigenvalue formula of App. G).
       for (std::complex<double> l : pair_eigenvalues(A_.row(row).squaredNorm(), c)) {
         l *= 2.0;
         if (std::abs(l) > linalg::kEigenvalueCutoff)
@@ -265,9 +276,10 @@ class RobustLeastSquares : public MinimaxProblem {
     }
     const BlockConstants global = block_constants(A_, c, 2.0 / static_cast<double>(r), 0);
     k.set(Constant::mu, global.mu, "2 min(lambda_min(A^T A), lambda-1)/r: strong monotonicity of F; "
-                           "clients are only monotone (spec 002 §3.2 fallback to the global value)");
+                           "clients are only monotone (our fallback to the global value; Assumption 4.1 asks for "
+                           "every mu_i > 0)");
     k.set(Constant::mu_global, global.mu, "same as mu");
-    k.set(Constant::mu_code, 0.5 * global.mu, "the official code's min(lambda_min(A^T A), lambda-1)/r");
+    k.set(Constant::mu_code, 0.5 * global.mu, "the authors' code's min(lambda_min(A^T A), lambda-1)/r");
     k.set(Constant::lipschitz, global.lipschitz, "||J||_2 of F");
     k.set(Constant::cocoercivity, global.ell_eig, "ell of F, eigenvalue formula (cutoff 1e-5)");
     if (global.invertible) k.set(Constant::cocoercivity_exact, global.ell_exact, "exact ell of F");
@@ -308,6 +320,6 @@ class RobustLeastSquares : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(RobustLeastSquares, "robust-least-squares",
                           "penalised robust least squares (paper eq. 6), synthetic or LIBSVM",
-                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, eq. (6), Appendix G.1");
+                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, Eq. (6), Appendix G.1");
 
 }  // namespace fedbench::problems

@@ -1,19 +1,20 @@
 // Robust training against one universal input perturbation, of
-//   (seed 001) CD-MAGE, Section 5.2 (Figs. 2 and 5), after Deng and Mahdavi 2021; spec 001
-//   §3.2 and the substitutes of §7.2(a).
+//   J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, arXiv 2105.14216, 2021 (CD-MAGE), Section 5.2
+//   (Figs. 2 and 5), following the setting of Y. Deng, M. Mahdavi, AISTATS 2021.
 //
 //   f_i(x, y) = (1/n_i) sum_j CE(h_x(a_ij + y), b_ij) - (lambda/2) ||y||^2,
 // x the classifier's weights (min), y in R^d a perturbation shared by every sample and client
 // (max, communicated like x). h_x is softmax regression (`hidden` empty) or a fully connected
 // ReLU network with the given hidden widths (the paper: 200,200), written by hand: forward,
 // backward and the input gradient W_1^T delta_1 that y needs.
-// Resolved (spec §3.2): lambda/2 with lambda = 0.001 (the paper; the code's 0.001 ||y||^2 is
-// lambda = 0.002); y0 = 0; weights start N(0, 2/fan_in) (He; zero for the linear model);
-// pixels mapped to [-1, 1] (`pixels = signed`). Concavity in y is not guaranteed for small
-// lambda (spec §7), as in the paper.
+// Resolved: -(lambda/2)||y||^2 with lambda = 0.001 (Section 5.2; the authors' code's 0.001
+// ||y||^2 is lambda = 0.002); y0 = 0; weights start N(0, 2/fan_in) (He; zero for the linear
+// model; our choice); pixels mapped to [-1, 1] (`pixels = signed`, Section 5.2). Softmax
+// regression is our CPU substitute for the paper's MLP (`hidden = 200,200` gives the MLP).
+// Concavity in y is not guaranteed for small lambda, as in the paper.
 // Metrics: clean test accuracy, and the robust loss and accuracy by `ascent_steps` full-batch
-// gradient-ascent steps of size `ascent_step` on a copy of y (warm start at the current y, at
-// 0 when ||y||^2 > 10: the code's rule), on the first `eval_rows` training and test rows.
+// gradient-ascent steps of size `ascent_step` on a copy of y (warm start at the current y, at 0
+// when ||y||^2 > 10: the authors' code's rule), on the first `eval_rows` training and test rows.
 #include <cmath>
 
 #include "core/error.hpp"
@@ -220,7 +221,7 @@ class RobustTraining : public MinimaxProblem {
     return right / static_cast<double>(std::max<Index>(rows, 1));
   }
 
-  //! max_y of the penalised loss by gradient ascent (the official code's procedure).
+  //! max_y of the penalised loss by gradient ascent (the procedure of Xie et al.'s code).
   double robust_loss(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z,
                      Scratch& s, double* accuracy_out) const {
     Vec w = z;
@@ -264,6 +265,6 @@ class RobustTraining : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(RobustTraining, "robust-training",
                           "classifier vs one universal input perturbation (softmax or ReLU MLP)",
-                          "CD-MAGE (seed 001) Sec. 5.2; Deng and Mahdavi 2021; spec 001 §3.2, §7");
+                          "Xie et al., arXiv 2021, Section 5.2; Deng & Mahdavi, AISTATS 2021");
 
 }  // namespace fedbench::problems

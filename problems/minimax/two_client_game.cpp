@@ -1,12 +1,12 @@
 // The two-client heterogeneity construction of
-//   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Appendix H.4 (Fig. 7);
-//   spec 002 §4.4.
+//   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Appendix H.4 (Fig. 7).
 //
 //   F(x) = 1/2 F_1(x) + 1/2 F_2(x),  F_i(x) = x - x_i*,  x_1* = (delta, 0),  x_2* = (0, delta),
 //   so x* = (delta/2, delta/2) and max_i ||F_i(x*) - F(x*)||^2 = delta^2 / 2.
 // Each client holds one sample; x is the first coordinate (min player), y the second (max
 // player), and the saddle function is 1/2 x^2 - 1/2 y^2 - delta_i^x x + delta_i^y y (its VIP
-// operator is exactly F_i). Start point x0 = (1, 1), as in the notebook.
+// operator is exactly F_i). Start point x0 = (1, 1), as in the authors' notebook
+// (github.com/isayantan/ProxSkipVIP; the paper does not give it).
 #include "problem/problem_registry.hpp"
 #include "problems/minimax/affine_game.hpp"
 
@@ -35,6 +35,6 @@ class TwoClientGame : public AffineGame {
 
 FEDBENCH_REGISTER_PROBLEM(TwoClientGame, "two-client-game",
                           "two clients with solutions delta apart (Appendix H.4)",
-                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, Appendix H.4, Fig. 7");
+                          "Zhang, Choudhury, Stich, Loizou, ICLR 2024, Appendix H.4");
 
 }  // namespace fedbench::problems

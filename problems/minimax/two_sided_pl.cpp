@@ -1,9 +1,9 @@
 // A nonconvex-nonconcave game satisfying the two-sided PL condition, the example of
 //   J. Yang, N. Kiyavash, N. He, "Global Convergence and Variance Reduction for a Class of
-//   Nonconvex-Nonconcave Minimax Problems", NeurIPS 2020, Section 5 (recalled in spec 000
-//   §6.9, which asks to verify the source; the function is as stated there):
+//   Nonconvex-Nonconcave Minimax Problems", NeurIPS 2020 (quoted from memory, not yet checked
+//   against the paper's text: verify the function and its section before citing them):
 //   f(x, y) = x^2 + 3 sin^2(x) sin^2(y) - 4 y^2 - 10 sin^2(y),   saddle point (0, 0).
-// Federated version [not in the papers]: client i holds f shifted by heterogeneity terms
+// Federated version (ours, not in the papers): client i holds f shifted by heterogeneity terms
 // h_i (x - y) with h_i ~ N(0, heterogeneity^2) drawn so that sum_i h_i = 0 (the global f and its saddle
 // point are unchanged, the client optima are not). One sample per client.
 #include <cmath>
@@ -60,6 +60,6 @@ class TwoSidedPl : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(TwoSidedPl, "two-sided-pl",
                           "nonconvex-nonconcave game with the two-sided PL property, saddle (0, 0)",
-                          "Yang, Kiyavash, He, NeurIPS 2020 (as recalled in spec 000 §6.9)");
+                          "Yang, Kiyavash, He, NeurIPS 2020");
 
 }  // namespace fedbench::problems

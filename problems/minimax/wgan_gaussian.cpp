@@ -1,6 +1,8 @@
 // Federated WGAN on a 1-D Gaussian of
-//   (seed 000) FESS-GDA, Section 4.1 and Figure 1, after Yang et al. 2022b and Loizou et al.
-//   2020; spec 000 §3.1 and §6.5.
+//   W. Shen, M. Huang, J. Zhang, C. Shen, AISTATS 2024 (FESS-GDA), Section 4.1 and Figure 1,
+//   after J. Yang, A. Orvieto, A. Lucchi, N. He, AISTATS 2022, and N. Loizou et al., ICML 2020
+//   (the WGAN of M. Arjovsky, S. Chintala, L. Bottou, ICML 2017). The gradients and the closed
+//   forms below (Phi, the saddle point) are our derivation, not in the paper.
 //
 //   f(mu, sigma, phi) = (1/n) sum_j [D_phi(x_j) - D_phi(G(z_j))] - lambda ||phi||^2,
 //   G(z) = mu + sigma z (min player x = (mu, sigma)), D_phi(u) = phi1 u + phi2 u^2 (max player).
@@ -8,9 +10,11 @@
 // With A = mean(x) - mean(G), B = mean(x^2) - mean(G^2):
 //   df/dphi1 = A - 2 lambda phi1,  df/dphi2 = B - 2 lambda phi2,
 //   df/dmu = -phi1 - 2 phi2 mean(G),  df/dsigma = -phi1 mean(z') - 2 phi2 mean(G z'),
-// where z' is the generator's noise. Resolved ambiguity (spec §3.1): `paired = true` (default,
-// the paper as written) feeds the same z_j to the generator, so (mu_real, sigma_real, 0, 0) is
-// an exact saddle point of every client and minibatch; `paired = false` draws fresh z'.
+// where z' is the generator's noise. Resolved ambiguity: the formula of Section 4.1 feeds the
+// generator the same z_j that produced x_j, where a WGAN would draw fresh noise. `paired =
+// true` (default, the paper as written) feeds the same z_j to the generator, so (mu_real,
+// sigma_real, 0, 0) is an exact saddle point of every client and minibatch; `paired = false`
+// draws fresh z'.
 // Metrics: param_error = (mu - mu_real)^2 + (sigma - sigma_real)^2 (the paper's y-axis) and
 // Phi(mu, sigma) = (A^2 + B^2) / (4 lambda) on the full data. NC-SC: strongly concave in phi
 // with modulus 2 lambda; no strong monotonicity, so no mu constant.
@@ -143,6 +147,6 @@ class WganGaussian : public MinimaxProblem {
 
 FEDBENCH_REGISTER_PROBLEM(WganGaussian, "wgan-gaussian",
                           "federated 1-D WGAN: linear generator vs quadratic discriminator (NC-SC)",
-                          "FESS-GDA (seed 000) Sec. 4.1, Fig. 1; Loizou et al. 2020; spec 000 §3.1");
+                          "Shen, Huang, Zhang, Shen, AISTATS 2024, Section 4.1");
 
 }  // namespace fedbench::problems

@@ -1,4 +1,4 @@
-// Dataset loading and partitioning speed (issue 4): a9a from text to CSR, and a Dirichlet
+// Dataset loading and partitioning speed: a9a from text to CSR, and a Dirichlet
 // partition of it over 10^4 clients (index lists into the one shared matrix).
 #include <benchmark/benchmark.h>
 

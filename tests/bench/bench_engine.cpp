@@ -1,5 +1,6 @@
 // Micro-benchmarks: one client oracle call per problem, and communication rounds per solver on
-// the 20-client quadratic game with d = 20 per player (spec 002 §4.1). `make bench`.
+// the 20-client quadratic game with d = 20 per player (Zhang et al. 2024, eq. (5), at the size of
+// the authors' code). `make bench`.
 #include <benchmark/benchmark.h>
 
 #include <memory>

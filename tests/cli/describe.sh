@@ -23,7 +23,7 @@ small=(-p clients=3 -p samples=4 -p dim=2 --rounds 3 -q)
 expect_ok '^      eta_xl: 0.05' "$fedbench" show "$scratch/alias.h5"
 checks=$((checks + 1))
 # the configuration and the trajectory, without file name, command line and timings
-same_run() { "$fedbench" show "$1" | grep -v -E '^(file|command|rounds):|wall_time'; }
+same_run() { "$fedbench" show "$1" | grep -v -E '^(file|command|rounds):|wall_time|eval_time'; }
 if [ "$(same_run "$scratch/alias.h5")" != "$(same_run "$scratch/explicit.h5")" ]; then
   echo "FAIL: step_size=0.05 and eta_xl=eta_yl=0.05 differ"; failures=$((failures + 1))
 fi

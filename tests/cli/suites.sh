@@ -36,7 +36,7 @@ for n in names:
         if a.attrs["config"] != b.attrs["config"] or a.attrs["status"] != b.attrs["status"]:
             sys.exit(f"{n}: configuration or status differs")
         for c in a["trajectory"]:
-            if c != "wall_time" and not np.array_equal(a["trajectory"][c][()], b["trajectory"][c][()], equal_nan=True):
+            if c not in ("wall_time", "eval_time") and not np.array_equal(a["trajectory"][c][()], b["trajectory"][c][()], equal_nan=True):
                 sys.exit(f"{n}: column {c} differs")
 PY
   then failures=$((failures + 1)); echo "FAIL: runs in $1 and $2 differ"; fi

@@ -38,7 +38,7 @@ TEST_CASE("auc: the rank formula equals the pairwise count, ties counted half") 
   CHECK(metrics::exact_auc(bad, labels) == 0.0);
 }
 
-TEST_CASE("auc: the saddle point is the closed form of spec 001 §6.3 (one client, exact tau)") {
+TEST_CASE("auc: the saddle point is the closed form of the linear-score objective (one client, exact tau)") {
   const auto p = fedbench::testing::make_minimax("auc", {{"dataset", "heart"}, {"clients", "1"}});
   const auto data = datasets::load_data("heart");
   const arma::uword n = data.X.rows, d = data.X.cols;

@@ -126,7 +126,7 @@ TEST_CASE("bilevel: with one client LocalBSGVRM's local Neumann estimate is the 
   CHECK(metric(t, *p, "hypergrad_norm") < 1e-3 * metric(t, *p, "hypergrad_norm", false));
 }
 
-TEST_CASE("bilevel: communication and second-order counts per round (spec 003 §2.2 table)") {
+TEST_CASE("bilevel: communication and second-order counts per round (our accounting of the Zhang et al. 2025 methods)") {
   const std::int64_t rounds = 5, M = 4, p = 3;
   const ParamMap steps{{"local_steps", std::to_string(p)}};
   const auto fo = run_quad({"fedsvrbgd-fo", steps, rounds});
@@ -177,7 +177,7 @@ TEST_CASE("bilevel: AdaFBiO whose Adam matrices stay the identity is non-adaptiv
   CHECK(a.rows.back().comm.floats_down - b.rows.back().comm.floats_down == 29 * 4 * (kDx + 1));
 }
 
-TEST_CASE("bilevel: AdaFBiO communication per round (spec 004 §2.6) and matrix bounds") {
+TEST_CASE("bilevel: AdaFBiO communication per round (Huang 2022, Alg. 1 lines 4-8) and matrix bounds") {
   const std::int64_t rounds = 6, M = 4;
   const auto t = run_quad({"adafbio", kAdaSteps, rounds});
   const auto& c = t.rows.back().comm;

@@ -101,7 +101,7 @@ TEST_CASE("problems: the stored solution solves the probed linear system (Armadi
   }
 }
 
-TEST_CASE("problems: quadratic game at the paper's size has the spec's constants") {
+TEST_CASE("problems: quadratic game at the paper's size has the constants of the authors' code") {
   // The authors' code (github.com/isayantan/ProxSkipVIP, numpy seed 1024) gives, for the paper's
   // generator at d = 20, mu ~ 0.439, max_i L_i ~ 0.786,
   // ell_i in [1.05, 1.11], max ell_ij ~ 5.2 (numpy streams differ from ours: same law).
@@ -152,7 +152,7 @@ TEST_CASE("problems: constants agree with Armadillo computed from the definition
   }
 }
 
-TEST_CASE("problems: robust least squares has the closed form of spec §4.2") {
+TEST_CASE("problems: robust least squares has the closed-form solution (minimum-norm least squares)") {
   const auto p = fedbench::testing::make_minimax("robust-least-squares",
                               {{"rows", "30"}, {"features", "4"}, {"clients", "5"}, {"lambda", "7"}});
   // Recover A, y0 from the oracle: row k's operator is 2 (a_k r_k, e_k (a_k^T b + 6 y_k - 7 y0_k)).

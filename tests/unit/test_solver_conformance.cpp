@@ -38,7 +38,7 @@ void require_same_bits(const MemoryTrajectory& a, const MemoryTrajectory& b) {
 }
 }  // namespace
 
-TEST_CASE("conformance: the registry holds exactly the solvers of the foundation") {
+TEST_CASE("conformance: the registry holds exactly the minimax solvers of the README") {
   CHECK(fedbench::testing::solvers_of("minimax") ==
         std::vector<std::string>{"catalyst-scaffold-s", "cd-ma", "cd-mage", "cd-mage-plus", "coda-plus", "codasca", "extra-step-local-sgd", "fed-norm-sgda", "fed-norm-sgda-plus", "fedgda-gt", "fedsgda-m", "fedsgda-plus",
                                  "fess-gda", "fsgda", "gda", "local-eg", "local-gda", "local-seg",
@@ -238,7 +238,7 @@ TEST_CASE("runs: incompatible settings are rejected before any round") {
   CHECK_THROWS_AS(prepare_run(req, game()), UserError);
 }
 
-TEST_CASE("communication: sagda talks to one client set in both stages (spec 000 §2.3(c))") {
+TEST_CASE("communication: sagda talks to one client set in both stages") {
   const std::int64_t rounds = 10, m = 2, K = 3;
   const auto t = run_game({"sagda", {{"local_steps", std::to_string(K)}, {"batch_size", "1"}}, rounds,
                            1, "uniform:2"});
@@ -250,7 +250,7 @@ TEST_CASE("communication: sagda talks to one client set in both stages (spec 000
     CHECK(c[OracleKind::grad_x] % (1 + K) == 0);
 }
 
-TEST_CASE("communication: cd-mage, cd-mage+ and cd-ma per round (spec 001 §2.1-2.3)") {
+TEST_CASE("communication: cd-mage, cd-mage+ and cd-ma per round (Xie et al. 2021, Algs. 1-4)") {
   const std::int64_t rounds = 8, m = 3, d = kDim;
   const ParamMap steps{{"local_steps", "2"}, {"batch_size", "2"}};
   const auto mage = run_game({"cd-mage", steps, rounds, 1, "uniform:3"}).rows.back().comm;
@@ -295,7 +295,7 @@ TEST_CASE("sampling: a client drawn twice in a round (iid) runs twice on fresh m
   CHECK(t.rows.back().comm.messages_up == rounds * 7);
 }
 
-TEST_CASE("communication: catalyst-scaffold-s per round (spec 001 §2.8); z_ref rides when theta > 0") {
+TEST_CASE("communication: catalyst-scaffold-s per round; z_ref rides when theta > 0") {
   const std::int64_t rounds = 6, m = 3, d = kDim;
   const ParamMap base{{"local_steps", "2"}, {"batch_size", "2"}};
   const auto t = run_game({"catalyst-scaffold-s", base, rounds, 1, "uniform:3"}).rows.back().comm;
@@ -336,7 +336,7 @@ TEST_CASE("communication: codasca uploads model and variate change; x_ref rides 
   CHECK(coda.rows.back().comm.floats_down == rounds * m * d);
 }
 
-TEST_CASE("theory: cd-mage's Lemma 5 steps from the game's constants (spec 001 §2.4)") {
+TEST_CASE("theory: cd-mage's Lemma 5 steps from the game's constants (Xie et al. 2021, Sec. 4.1)") {
   RunRequest req;
   req.problem = "quadratic-game";
   req.problem_params = kGame;

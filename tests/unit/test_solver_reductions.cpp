@@ -96,7 +96,7 @@ TEST_CASE("two-client game: plain averaging of local gda has no drift when clien
   CHECK(a.rows.back().metrics[0] == doctest::Approx(std::pow(0.95, 2 * 5 * 10)).epsilon(1e-9));
 }
 
-TEST_CASE("op_scale s with step gamma equals op_scale 1 with step gamma s (spec §7.2 item 10)") {
+TEST_CASE("op_scale s with step gamma equals op_scale 1 with step gamma s") {
   // 0.4 * 0.5 = 0.2 exactly, so the arithmetic is the same and so must be the bits.
   for (const char* solver : {"proxskip-gda-fl", "proxskip-l-svrgda-fl"}) {
     CAPTURE(solver);
@@ -110,7 +110,7 @@ TEST_CASE("op_scale s with step gamma equals op_scale 1 with step gamma s (spec 
   }
 }
 
-TEST_CASE("fess-gda with p = 0 and global rates 1 equals local-sgda, bit for bit (spec 000 §2.5)") {
+TEST_CASE("fess-gda with p = 0 and global rates 1 equals local-sgda, bit for bit (Shen et al. 2024, Sec. 3.1)") {
   const auto fess = run_small({"fess-gda",
                                {{"p", "0"}, {"eta_xl", "0.05"}, {"eta_yl", "0.05"}, {"local_steps", "4"},
                                 {"batch_size", "2"}},
@@ -123,7 +123,7 @@ TEST_CASE("fess-gda with p = 0 and global rates 1 equals local-sgda, bit for bit
   CHECK(fess.rows.back().metrics[0] < fess.rows.front().metrics[0]);
 }
 
-TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit (spec 000 §2.5)") {
+TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit") {
   const ParamMap common{{"eta_xl", "0.04"}, {"eta_yl", "0.02"}, {"eta_xg", "1.5"},
                         {"eta_yg", "0.8"}, {"local_steps", "3"}, {"batch_size", "1"}};
   ParamMap anchored = common;
@@ -137,7 +137,7 @@ TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit 
   CHECK(lagging.rows.back().metrics[0] != plain.rows.back().metrics[0]);
 }
 
-TEST_CASE("fed-norm-sgda is fsgda up to rounding (spec 000 §2.3(a)); with K = 1 and S = 1 the "
+TEST_CASE("fed-norm-sgda is fsgda up to rounding; with K = 1 and S = 1 the "
           "snapshot variant is the plain one, bit for bit") {
   const ParamMap rates{{"eta_xl", "0.05"}, {"eta_yl", "0.03"}, {"local_steps", "3"}, {"batch_size", "1"}};
   ParamMap norm = rates, fsgda = rates;
@@ -153,7 +153,7 @@ TEST_CASE("fed-norm-sgda is fsgda up to rounding (spec 000 §2.3(a)); with K = 1
   require_bitwise_equal(run_small({"fed-norm-sgda", one, 20}), run_small({"fed-norm-sgda", plus, 20}));
 }
 
-TEST_CASE("cd-mage+ with alpha = 1 equals cd-mage, bit for bit (spec 001 §2.5)") {
+TEST_CASE("cd-mage+ with alpha = 1 equals cd-mage, bit for bit (Xie et al. 2021, App. B.1 schedules)") {
   const ParamMap common{{"local_steps", "3"}, {"batch_size", "2"}, {"c_eta", "0.05"}, {"c_gamma", "0.08"}};
   ParamMap plus = common;
   plus["c_alpha"] = "1e9";  // alpha_t = min{1, c_alpha/(t+1)^(2 rho)} = 1
@@ -172,7 +172,7 @@ TEST_CASE("cd-mage keeps the saddle point with every client in the gradient phas
   CHECK(ma.rows.back().metrics[0] > 1e-8);
 }
 
-TEST_CASE("cd-mage with one local step is distributed GDA (Parallel SGDA as run, spec 001 §2.6(a))") {
+TEST_CASE("cd-mage with one local step is distributed GDA (Parallel SGDA as Xie et al. 2021 run it)") {
   const auto mage = run_small({"cd-mage", {{"local_steps", "1"}, {"c_eta", "0.2"}, {"c_gamma", "0.2"}}, 25});
   const auto gda = run_small({"gda", {{"step_size", "0.2"}}, 25});
   for (std::size_t r = 0; r < gda.rows.size(); ++r)

@@ -58,7 +58,9 @@ TEST_CASE("suite: a run that throws is stored as an error and the suite goes on"
   std::ofstream(file) << "rounds: 40\nproblems:\n  - name: two-client-game\n"
                          "  - name: test-faulty-game\nsolvers:\n  - name: gda\n"
                          "    params: {step_size: 0.5}\n";
-  suite::Suite s = suite::load_suite(file, {{}, {}, (dir / "results").string()});
+  suite::SuiteOverrides overrides;
+  overrides.results_dir = (dir / "results").string();
+  suite::Suite s = suite::load_suite(file, overrides);
   REQUIRE(s.runs.size() == 2);
   suite::SuiteOptions options;
   options.quiet = true;

@@ -7,7 +7,7 @@
 
 using namespace fedbench;
 
-TEST_CASE("wgan: FESS-GDA beats Fed-Norm-SGDA at the smallest regularisation (seed 000 Fig. 1)") {
+TEST_CASE("wgan: FESS-GDA beats Fed-Norm-SGDA at the smallest regularisation (Shen et al. 2024, Fig. 1)") {
   const ParamMap problem{};  // the problem's defaults, Section 4.1: 10 clients x 1000 samples, lambda 0.001
   auto game = testing::problem("wgan-gaussian", problem);
   const ParamMap rates{{"eta_xl", "0.1"}, {"eta_yl", "0.1"}, {"local_steps", "10"}, {"batch_size", "100"}};

@@ -1,26 +1,32 @@
-// AdaFBiO: adaptive federated bilevel optimization (seed 004, Algorithm 1; spec 004 §2.2-2.6),
-// and its non-adaptive version (Theorem 2, alias adafbio-nonadaptive).
+// AdaFBiO: adaptive federated bilevel optimization, F. Huang, "Fast Adaptive Federated
+// Bilevel Optimization", arXiv 2211.01122, 2022: Section 4, Algorithm 1 with eqs. (6)-(13) and
+// the schedules of Theorems 1-2 (Section 5); and its non-adaptive version (Section 5.2,
+// Theorem 2, A_t = B_t = I: alias adafbio-nonadaptive).
 //
 // Clients keep (x, y) and STORM trackers v (lower gradient) and w (local Neumann hypergradient,
-// solvers/bilevel/neumann_hypergradient.hpp). Iteration t = 1..T with
+// eq. (13), solvers/common/neumann_hypergradient.hpp). Iteration t = 1..T with
 //   eta_t = k M^(1/3) / (n + t)^(1/3),  alpha_{t+1} = min(1, c1 eta_t^2),  beta_{t+1} = min(1, c2 eta_t^2):
 // local step (t mod q != 0): x -= gamma eta_t A^-1 w, y -= lambda eta_t B^-1 v;
 // synchronisation (t mod q == 0): the server averages x, y, v, w, updates A_t, B_t
-// (solvers/bilevel/adaptive_matrix.hpp) and steps x = xbar - gamma eta_t A^-1 wbar,
-// y = ybar - lambda eta_t B^-1 vbar; then every client's trackers take the STORM update
+// (Algorithm 1 line 6; solvers/common/adaptive_matrix.hpp) and steps x = xbar - gamma eta_t
+// A^-1 wbar, y = ybar - lambda eta_t B^-1 vbar; then every client's trackers take the STORM
+// update (eqs. (8)-(9))
 //   v = grad_y g(new; zeta) + (1 - alpha)(v - grad_y g(anchor; zeta)),
 //   w = HG(new; xibar) + (1 - beta)(w - HG(anchor; xibar)),
 // with the same draws (and the same Neumann k) at both points.
-// Engine rounds: round 0 is the initial aggregation (trackers from q b fresh rows at (x_1, y_1),
-// averaged to form A_1, B_1; spec AMBIGUOUS-1, counted as a communication round); round r >= 1
-// completes the previous synchronisation's tracker update (r >= 2), runs local iterations
-// t = (r-1)q+1 .. rq-1 and uploads at t = rq.
-// Resolved (spec §2.2): `estimator_sync = average` resets v, w to the averages after a
-// synchronisation (Lemma 19; `none` is the literal reading); `storm_anchor = local` anchors the
-// tracker update at the client's own pre-sync iterate (`averaged`: at (xbar, ybar), which is then
-// broadcast); uniform averaging; theta default 0.1 (`theory`: 1/L_g from
-// the problem's bound, spec §2.1(a)); n = theory gives max(k^3 M, 8) (the spec's
-// practical preset).
+// Engine rounds: round 0 is the initial aggregation. Algorithm 1 line 2 says "Generate
+// adaptive matrices A_1, B_1" before any synchronisation without saying from what; we build
+// the trackers from q b fresh rows at (x_1, y_1) and average them to form A_1, B_1, counted as
+// a communication round. Round r >= 1 completes the previous synchronisation's tracker update
+// (r >= 2), runs local iterations t = (r-1)q+1 .. rq-1 and uploads at t = rq.
+// Resolved: Algorithm 1 line 5 averages v and w on the server but does not say whether the
+// clients continue from the averages; `estimator_sync = average` resets v, w to the averages
+// after a synchronisation (as the proof of Lemma 19 in the appendix uses them; `none` is the
+// literal reading); `storm_anchor = local` anchors the tracker update at the client's own
+// pre-sync iterate (`averaged`: at (xbar, ybar), which is then broadcast); uniform averaging.
+// theta: eq. (13) asks theta in (0, 1/L_g]; default 0.1 (`theory`: 1/L_g from the problem's
+// bound). The paper gives no experimental hyperparameters: n = theory gives max(k^3 M, 8), our
+// practical preset (k^3 M is one of the lower bounds Theorem 1 puts on n).
 #include <algorithm>
 #include <cmath>
 
@@ -50,7 +56,7 @@ struct AdaFBiO {
              "adaptive-matrix rule (identity: non-adaptive AdaFBiO)")
         .integer("local_steps", &Params::local_steps, "5", {.ge = 1}, "q, iterations per synchronisation")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
-        .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0, rows of the initial trackers (spec: q b = 50 at the defaults; does not follow q or b)")
+        .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0, rows of the initial trackers (Alg. 1 line 2 draws q (K + 2) samples; 50 = q b at the defaults; does not follow q or b)")
         .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "K, Neumann terms")
         .real("theta", &Params::theta, "0.1", {.gt = 0},
               "theta <= 1/L_g, Neumann step; theory: 1/L_g from the problem's bound", true)
@@ -78,8 +84,8 @@ struct AdaFBiO {
   }
   static void supports(const Params&, const SolverSetup& s) {
     // A synchronisation spans two rounds (its STORM step runs at the start of the next), so a
-    // client that skipped a round would anchor at a stale iterate (spec 004 §1: every client
-    // takes part in every round).
+    // client that skipped a round would anchor at a stale iterate (Algorithm 1 runs all M
+    // clients in every iteration; the paper has no client sampling).
     if (s.config.participation.mode != Participation::Mode::full)
       s.reject("AdaFBiO finishes each synchronisation in the next round on every client; use --participation full");
   }
@@ -184,8 +190,10 @@ struct AdaFBiO {
 
 FEDBENCH_REGISTER_SOLVER(AdaFBiO, "adafbio",
                          "adaptive federated bilevel: local STORM trackers, server-side adaptive steps",
-                         "AdaFBiO (seed 004), Algorithm 1, eqs. (6)-(13); spec 004 §2.2");
+                         "Huang, arXiv 2022 (2211.01122), Alg. 1");
 FEDBENCH_REGISTER_SOLVER_ALIAS("adafbio-nonadaptive", "adafbio",
-                               "non-adaptive AdaFBiO (Theorem 2): A = I, B = I", {"matrix", "identity"});
+                               "non-adaptive AdaFBiO (Huang, arXiv 2022, Alg. 1 with A_t = I, B_t = I; "
+                               "Theorem 2)",
+                               {"matrix", "identity"});
 
 }  // namespace fedbench::solvers

@@ -1,6 +1,9 @@
 // FedNest and LFedNest (D. A. Tarzanagh, M. Li, C. Thrampoulidis, S. Oymak, "FedNest: Federated
-// bilevel, minimax, and compositional optimization", ICML 2022; official code ucr-optml/FedNest),
-// baselines of seeds 003 and 004; spec 003 §2.2 (B1), spec 004 §2.7.
+// Bilevel, Minimax, and Compositional Optimization", ICML 2022; code github.com/ucr-optml/
+// FedNest). A baseline of Y. Zhang, R. Dhaipule, C. C. Tan, H. Ling, H. Gao, IJCAI 2025
+// (FedSVRBGD-FO), Section 5.1 (learning rate eps^2 = 0.01), and listed in Table 1 of F. Huang,
+// arXiv 2211.01122, 2022 (AdaFBiO). The loop below (FedInn, FedIHGP, FedOut) follows FedNest's
+// public code; the Neumann terms, hlr = 0.01 and the local steps are the code's values.
 //
 // One outer iteration is one engine round of several exchanges (phases):
 //   FedInn, T_in times: (a) clients send q_i = grad_y g_i(x_k, y) on their whole lower data,
@@ -12,14 +15,15 @@
 //     h = mean h_i; (b) tau SVRG-corrected local steps x_i <- x_i - gamma_out (h_i(x_i) - h_i(x_k) + h)
 //     with the second-order term frozen at x_k (only grad_x f is re-evaluated, on one minibatch at
 //     both points), x_{k+1} = mean x_i.
-// Exchanges per round: 2 T_in + Q + 2 (the spec's 2 T_in + (1 + Q) + 2 counts a Q-th Neumann
-// exchange that the deterministic sum of Q terms does not need).
+// Exchanges per round: 2 T_in + Q + 2 (p_0 and Q - 1 further terms: a Q-th Neumann exchange
+// is not needed by the deterministic sum of Q terms).
 // LFedNest (light = true): plain local SGD in FedInn (one exchange per inner round), each client
 // its own Neumann series and hypergradient h_i(x) = grad_x f_i(x, y_{k+1}) - frozen local
 // correction, plain local SGD on x, one average: T_in + 1 exchanges.
-// Resolved (spec B1): the code's deterministic Neumann sum with theta = `hlr` = 0.01, Q = 5,
-// gamma_in = gamma_out = 0.01, tau = 4 local steps, T_in = 1; the same client set in every
-// exchange of a round; q_i on the whole local lower data (`inner_batch = 0`).
+// Resolved: FedNest's code's deterministic Neumann sum with theta = `hlr` = 0.01, Q = 5, and
+// its tau = 4 local steps, T_in = 1; gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang
+// et al. 2025, Section 5.1); the same client set in every exchange of a round (our choice);
+// q_i on the whole local lower data (`inner_batch = 0`).
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
 
@@ -40,7 +44,7 @@ struct FedNest {
         .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "Q, Neumann terms")
         .real("gamma_in", &Params::gamma_in, "0.01", {.gt = 0}, "gamma_in, lower-level local step")
         .real("gamma_out", &Params::gamma_out, "0.01", {.gt = 0}, "gamma_out, upper-level local step")
-        .real("theta", &Params::theta, "0.01", {.gt = 0}, "theta (the code's hlr) <= 1/L_g, Neumann step")
+        .real("theta", &Params::theta, "0.01", {.gt = 0}, "theta (hlr in FedNest's code) <= 1/L_g, Neumann step")
         .boolean("light", &Params::light, "false", "LFedNest: local Neumann series, plain local SGD");
     s.alias("step_size", {"gamma_in", "gamma_out"}, "the primary step: sets gamma_in and gamma_out");
   }
@@ -189,9 +193,10 @@ struct FedNest {
 
 FEDBENCH_REGISTER_SOLVER(FedNest, "fednest",
                          "nested rounds: SVRG lower-level steps, a global Neumann series, SVRG upper steps",
-                         "Tarzanagh et al., ICML 2022 (FedNest), Algorithms 1-4; spec 003 §2.2 (B1)");
+                         "Tarzanagh, Li, Thrampoulidis, Oymak, ICML 2022");
 FEDBENCH_REGISTER_SOLVER_ALIAS("lfednest", "fednest",
-                               "LFedNest: local Neumann series and plain local SGD, T_in + 1 exchanges",
+                               "LFedNest (Tarzanagh et al., ICML 2022): local Neumann series and "
+                               "plain local SGD, T_in + 1 exchanges",
                                {"light", "true"});
 
 }  // namespace fedbench::solvers

@@ -1,5 +1,7 @@
 // FedSVRBGD-FO: federated stochastic variance-reduced bilevel gradient descent with fully
-// first-order oracles; (seed 003) Algorithm 1, eqs. (3)-(7); spec 003 §2.1.
+// first-order oracles; Y. Zhang, R. Dhaipule, C. C. Tan, H. Ling, H. Gao, "Federated Stochastic
+// Bilevel Optimization with Fully First-Order Gradients", IJCAI 2025: Section 3.2, Algorithm 1
+// with eqs. (5)-(7), on the penalty minimax of Section 3.1, eqs. (3)-(4).
 //
 // The penalty minimax L_lambda(x, y, z) = f(x, y) + lambda (g(x, y) - g(x, z)) (eq. 3) is run as
 // local STORM descent on (x, y) and on z, with the stochastic gradients
@@ -10,13 +12,23 @@
 // for g) at the old and the new point: m = (1 - a)(m - G(old)) + G(new). Every p local steps
 // (one round) x, y, z and the estimators are averaged over the clients. No Hessian or
 // Jacobian products at all.
-// Resolved (spec §2.1.2, §2.1.5): the compact form (one STORM recursion per block, exact in
-// exact arithmetic), so a round sends 2 d_x + 4 d_y floats each way instead of the paper's
-// 4 d_x + 5 d_y; A1 the "momentum 0.1" is a = 0.1 directly (`momentum_mode = a_direct`) or
-// a = beta eta^2 (`beta_times_eta2`, the literal reading); A2 initial batch B = b by default;
-// A3 x0 = 0, y0 = z0 = the problem's start; A4 no averaging at t = 0; A5 one minibatch pair
-// shared by both points and by (x, y) and (x, z). The solver's model is (x, y); z stays on the
-// clients and the server as state.
+// Resolved:
+// - Compact form (our derivation, not in the paper): the estimators u_1, u_2, u_3 of eq. (5)
+//   share one decay, so each block needs one STORM recursion on its penalty gradient, exact in
+//   exact arithmetic; a round sends 2 d_x + 4 d_y floats each way instead of the 4 d_x + 5 d_y
+//   of the decomposed estimators that Algorithm 1 averages.
+// - Section 5.1 sets "the coefficient of the momentum to 0.1" without saying which quantity:
+//   we read it as the STORM weight a = 0.1 directly (`momentum_mode = a_direct`, default; the
+//   literal reading a = beta eta^2 with beta = 0.1, `beta_times_eta2`, makes a tiny and the
+//   lower level does not converge in our runs).
+// - Algorithm 1 step 1 draws the initial estimators on a batch of size B, which the
+//   experiments do not give: we take B = b.
+// - The inputs x_0, y_0, z_0 are not given for the experiments (Theorem 4.8 assumes a warm
+//   start): we take (x_0, y_0) = the problem's start point and z_0 = y_0.
+// - Algorithm 1 step 9 averages only when mod(t+1, p) = 0, so there is no averaging at t = 0.
+// - Algorithm 1 steps 5-8 use one sample xi_{t+1} at the old and the new point, for (x, y) and
+//   for (x, z): one minibatch pair is shared by both points and both pairs.
+// The solver's model is (x, y); z stays on the clients and the server as state.
 #include "engine/solver.hpp"
 #include "solvers/common/state_averaging.hpp"
 #include "solvers/common/storm.hpp"
@@ -36,7 +48,7 @@ struct FedSvrbgdFo : StateAveraging {
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
                  "b, rows per level per iteration (0 = the whole local data)")
         .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0},
-                 "B, rows of the initial estimators (0 = the whole local data; spec: B = b, does not follow batch_size)")
+                 "B, rows of the initial estimators (0 = the whole local data; B = b at the defaults, the paper gives none; does not follow batch_size)")
         .real("eta", &Params::eta, "0.01", {.gt = 0}, "eta, common step factor (paper: eps^2)")
         .real("alpha_x", &Params::alpha_x, "0.1", {.gt = 0}, "alpha_x, x step = alpha_x eta")
         .real("alpha_y", &Params::alpha_y, "0.1", {.gt = 0}, "alpha_y, y step = alpha_y eta")
@@ -46,7 +58,7 @@ struct FedSvrbgdFo : StateAveraging {
               "STORM weight a of the fresh gradient, or beta (see momentum_mode)")
         .choice("momentum_mode", &Params::momentum_mode, "a_direct", {{"a_direct", Params::MomentumMode::a_direct},
                  {"beta_times_eta2", Params::MomentumMode::beta_times_eta2}},
-                "a = momentum (spec A1 reading ii, default) or a = momentum eta^2 (literal)");
+                "a = momentum (our reading of Sec. 5.1's momentum 0.1, default) or a = momentum eta^2 (literal)");
     s.alias("step_size", {"eta"}, "the primary step: sets the common step factor eta");
   }
 
@@ -122,6 +134,6 @@ struct FedSvrbgdFo : StateAveraging {
 
 FEDBENCH_REGISTER_SOLVER(FedSvrbgdFo, "fedsvrbgd-fo",
                          "fully first-order penalty method: local STORM on f + lambda (g(x,y) - g(x,z))",
-                         "FedSVRBGD-FO (seed 003), Algorithm 1, eqs. (3)-(7); spec 003 §2.1");
+                         "Zhang et al., IJCAI 2025, Alg. 1");
 
 }  // namespace fedbench::solvers

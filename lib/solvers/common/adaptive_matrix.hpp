@@ -1,5 +1,6 @@
-// The adaptive matrices of AdaFBiO (seed 004, Algorithm 1 line 6 and eqs. 6-7; spec 004 §2.3),
-// built on the server from the averaged trackers at each synchronisation: a diagonal A_t for x
+// The adaptive matrices of AdaFBiO (F. Huang, "Fast Adaptive Federated Bilevel Optimization",
+// arXiv 2211.01122, 2022: Algorithm 1 line 6, the Adam-type rule, and eqs. (6)-(7), the
+// AdaBelief-type rule; the amsgrad and adagrad rules are ours, not in the paper), built on the server from the averaged trackers at each synchronisation: a diagonal A_t for x
 // (A^-1 w computed elementwise) and a scalar B_t = (b_t + rho) I for y.
 //   adam:      a = varrho a + (1 - varrho) wbar^2,             b = varrho b + (1 - varrho) ||vbar||
 //   adabelief: a = varrho a + (1 - varrho) (wbar - wbar_prev)^2, b = ... ||vbar - vbar_prev||
@@ -8,9 +9,9 @@
 //   identity:  A = I, B = I (non-adaptive AdaFBiO, Theorem 2)
 // A = diag(sqrt(a) + rho), B = b + rho, a_0 = 0, b_0 = 0, no bias correction.
 // Resolved: AdaBelief's first reference (before any synchronisation) is 0; the norm in the b
-// rule is the Euclidean norm, not squared (spec §2.3). The spec's AdaGrad rule (v) gives only a;
-// its b mirrors A = sqrt(a) + rho as the root of the summed squares, so that B grows like
-// sqrt(#synchronisations) as A does, not linearly.
+// rule is the Euclidean norm, not squared, as Algorithm 1 line 6 and eq. (7) print it. Our
+// AdaGrad rule accumulates a; its b mirrors A = sqrt(a) + rho as the root of the summed
+// squares, so that B grows like sqrt(#synchronisations) as A does, not linearly.
 #pragma once
 #include <cmath>
 #include <string>

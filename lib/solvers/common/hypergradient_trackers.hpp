@@ -1,5 +1,6 @@
 // One client's STORM trackers of the lower-level gradient (v) and of its local Neumann
-// hypergradient (w), shared by LocalBSGVRM and AdaFBiO (spec 003 §2.2 B3, spec 004 §2.1(b)):
+// hypergradient (w), shared by LocalBSGVRM (H. Gao, arXiv 2204.13299, 2022, as reconstructed in
+// solvers/bilevel/local_bsgvrm.cpp) and AdaFBiO (F. Huang, arXiv 2211.01122, 2022, eqs. (8)-(9)):
 //   w = HG(now; xibar) + (1 - a_w)(w - HG(old; xibar)),
 //   v = grad_y g(now; zeta) + (1 - a_v)(v - grad_y g(old; zeta)),
 // with the same draws (xibar including the Neumann k, and zeta) at both points.

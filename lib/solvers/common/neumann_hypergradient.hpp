@@ -1,14 +1,17 @@
-// The stochastic Neumann-series hypergradient of one client (Ghadimi & Wang 2018; seed 004
-// eq. 13, spec 004 §2.1(a); spec 003 §2.2 "common building block"):
+// The stochastic Neumann-series hypergradient of one client (S. Ghadimi, M. Wang, "Approximation
+// Methods for Bilevel Programming", arXiv 1802.02246, 2018; in the form of F. Huang,
+// arXiv 2211.01122, 2022, Section 4, eq. (13)), the building block of AdaFBiO, LocalBSGVRM,
+// FedNest and FedMBO:
 //   HG(x, y; xi, zeta_0..zeta_{K-1}, k) = grad_x f(x,y;xi)
 //       - grad^2_xy g(x,y;zeta_0) [K theta prod_{i=1..k} (I - theta grad^2_yy g(x,y;zeta_i))] grad_y f(x,y;xi)
-// with k ~ U{0..K-1} (`randomized`, the paper), or the deterministic sum
+// with k ~ U{0..K-1} (`randomized`, eq. (13)), or the deterministic sum
 //   theta sum_{j=0}^{K-1} prod_{i<=j} (I - theta H_i) grad_y f      (`deterministic`, the FedNest
-// code: K-1 HVPs, the same expectation over k, less variance). Evaluated right to left with
-// Hessian-vector products only. A draw (the minibatches and k) is stored so that STORM
-// methods can evaluate the SAME sample at the old and the new point (spec 004 §2.1(b)).
+// code, github.com/ucr-optml/FedNest: K-1 HVPs, the same expectation over k, less variance).
+// Evaluated right to left with Hessian-vector products only. A draw (the minibatches and k) is stored so that STORM
+// methods can evaluate the SAME sample at the old and the new point (Huang 2022, eqs. (8)-(9)).
 // The client's own Hessians are used: under heterogeneity the average of these local
-// estimates is biased for the global lower level (spec 003 §2.2, FedMBO / LFedNest).
+// estimates is biased for the global lower level (FedMBO and LFedNest as run here; see
+// Y. Zhang et al., IJCAI 2025, Section 2.2, on what each method communicates).
 #pragma once
 #include <span>
 #include <string>
@@ -24,8 +27,9 @@ namespace fedbench::solvers {
 //! papers' estimator) or the deterministic sum of all K terms.
 enum class NeumannSum { randomized, deterministic };
 
-//! `theta = theory`: 1/L_g from the problem's bound on the lower level's smoothness (spec 004
-//! §2.1(a), "default 1/L_g when a bound is known"); a problem without the bound refuses it.
+//! `theta = theory`: 1/L_g from the problem's bound on the lower level's smoothness (the upper
+//! end of theta in (0, 1/L_g] that Huang 2022, eq. (13), asks for); a problem without the
+//! bound refuses it.
 inline double theory_neumann_step(const SolverSetup& s) {
   return 1.0 / s.constant(Constant::lipschitz_g_client_max);
 }

@@ -3,7 +3,8 @@
 // (x, y) and a list of state vectors (estimators, trackers, auxiliary variables), the server
 // averages each in client-id order and broadcasts them back, and every client overwrites its
 // copies. Round 0 broadcasts the model only: the clients' initial states come from their own
-// first minibatch and are not averaged before the first round ends (seed 003 §2.1.5 A4).
+// first minibatch and are not averaged before the first round ends (Y. Zhang et al., IJCAI
+// 2025, Algorithm 1 step 9: averaging only when mod(t+1, p) = 0, so none at t = 0).
 #pragma once
 #include <initializer_list>
 #include <span>

@@ -1,5 +1,6 @@
-// The STORM recursion (Cutkosky & Orabona 2019) of the momentum-based variance-reduced bilevel
-// methods (seed 003 eq. 5, seed 004 eqs. 8-9): the fresh minibatch gradient at the new point
+// The STORM recursion (A. Cutkosky, F. Orabona, NeurIPS 2019) of the momentum-based
+// variance-reduced bilevel methods (Y. Zhang et al., IJCAI 2025, eq. (5); F. Huang,
+// arXiv 2211.01122, 2022, eqs. (8)-(9)): the fresh minibatch gradient at the new point
 // plus (1 - a) times the old estimate corrected by the SAME minibatch at the old point.
 // a = 1 gives the plain minibatch gradient; a -> 0 a SARAH-like recursion.
 #pragma once

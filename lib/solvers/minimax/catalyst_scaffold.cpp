@@ -1,6 +1,8 @@
-// Catalyst-Scaffold-S (Hou, Thekumparampil, Fanti, Oh, "Efficient Algorithms for Federated
-// Saddle Point Optimization", 2021), the baseline of (seed 001) CD-MAGE as its code runs it;
-// spec 001 §2.6(f).
+// Catalyst-Scaffold-S (C. Hou, K. K. Thekumparampil, G. Fanti, S. Oh, "Efficient Algorithms
+// for Federated Saddle Point Optimization", arXiv 2102.06333, 2021), as run as a baseline by
+// J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, arXiv 2105.14216, 2021 (CD-MAGE), Section 5 and
+// Appendix B.1 (eta_g = eta_l after Hou et al.; communication probability p = 1/K), and by
+// their public code.
 //
 // Stages of K_0 local iterations. At a stage start z_ref <- z_t, and K_0 Bernoulli(p = 1/K)
 // flags are drawn (redrawn while all are zero); flagged indices i_1 < i_2 < ... end rounds of
@@ -10,12 +12,14 @@
 // B, K_r steps on reshuffled minibatches with the SCAFFOLD-style corrected, proximal direction
 //   d = F_i(z; B) - F_i(z_t; B) + g + theta (z - z_ref)       (operator form, both blocks)
 // and z <- z - eta_l d; server z_{t+1} = z_t + (eta_g/eta_l)(zbar - z_t).
-// Resolved: the anchor is not extrapolated and the step does not decay (the code; spec §8.6,
-// §8.8); the stage schedule comes from public server coins, and the step count K_r rides the
-// phase-B broadcast as a control integer (bytes, not floats). `round_lengths = fixed` runs
+// Resolved: Xie et al. are silent on the anchor and on step decay; as in their code, the
+// anchor is not extrapolated and the step does not decay (the divide-by-3 decay is CODA+/
+// CODASCA's only). The stage schedule comes from public server coins, and the step count K_r
+// rides the phase-B broadcast as a control integer (bytes, not floats). All-zero flags are
+// redrawn (our choice: a stage needs at least one round). `round_lengths = fixed` runs
 // exactly K steps per round and floor(K_0/K) rounds per stage, so that theta = 0 reduces to
-// CD-MAGE with eta = gamma = eta_l (spec §6 reduction 5). z_ref rides every phase-B broadcast
-// when theta > 0 (stateless clients; the spec's table counts it once per round, "+d").
+// CD-MAGE with eta = gamma = eta_l (our derivation, not in the papers). z_ref rides every
+// phase-B broadcast when theta > 0 (stateless clients: d more floats down per round).
 #include <algorithm>
 
 #include "engine/solver.hpp"
@@ -33,7 +37,7 @@ struct CatalystScaffold {
   static void declare(Schema<Params>& s) {
     s.choice("round_lengths", &Params::round_lengths, "geometric", {{"geometric", Params::RoundLengths::geometric},
               {"fixed", Params::RoundLengths::fixed}},
-             "local steps per round: Bernoulli(1/K) flags within a stage (code), or exactly K")
+             "local steps per round: Bernoulli(1/K) flags within a stage (Xie et al.'s code), or exactly K")
         .integer("local_steps", &Params::local_steps, "10", {.ge = 1},
                  "K, mean local steps per round (communication probability p = 1/K)")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
@@ -115,7 +119,7 @@ struct CatalystScaffold {
     }
     Stream coins = s.stream("catalyst-flags");
     const double prob = 1.0 / p.local_steps;
-    while (round_steps_.empty()) {  // all-zero flags: redraw (spec §6 edge cases)
+    while (round_steps_.empty()) {  // all-zero flags: redraw (a stage needs a round)
       int last = 0;
       for (int i = 0; i < p.stage_iterations; ++i) {
         if (!coins.bernoulli(prob)) continue;
@@ -133,6 +137,7 @@ struct CatalystScaffold {
 
 FEDBENCH_REGISTER_SOLVER(CatalystScaffold, "catalyst-scaffold-s",
                          "proximal stages of two-phase corrected local SGDA with random round lengths",
-                         "Hou et al. 2021 (Catalyst-Scaffold-S), as run in seed 001; spec 001 §2.6(f)");
+                         "Hou, Thekumparampil, Fanti, Oh, arXiv 2021 (2102.06333), as run by "
+                         "Xie et al. 2021");
 
 }  // namespace fedbench::solvers

@@ -1,5 +1,8 @@
-// CD-MAGE, CD-MAGE+ and CD-MA: cross-device minimax methods of (seed 001), Algorithms 1-4;
-// spec 001 §2.0-2.5.
+// CD-MAGE, CD-MAGE+ and CD-MA: the cross-device minimax methods of
+// J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, "Efficient Cross-Device Federated Learning
+// Algorithms for Minimax Problems", arXiv 2105.14216, 2021: Section 3, Algorithms 1-3 with the
+// estimators (2) and (3) and the local direction (4); Appendix A, Algorithm 4 (CD-MA); step
+// sizes of Section 4 (Lemma 5, Theorems 1-3); schedules of Appendix B.1.
 //
 // CD-MAGE (estimator = gradient): phase A, the sampled clients send their full local
 // gradients at z_t and the server averages them into w_t = (u_t, -v_t); phase B, the clients
@@ -13,10 +16,12 @@
 // participation, separate primal and dual steps and reshuffled minibatches (Alg. 4).
 // Schedules (App. B.1): eta_t = c_eta/(t+1)^rho, gamma_t = c_gamma/(t+1)^rho,
 // alpha_t = min{1, c_alpha/(t+1)^(2 rho)}; rho = 0 gives the constant steps of CD-MAGE/CD-MA.
-// Resolved (spec §2.0): phase-B clients are the phase-A set (`phase2_clients = same`, the
-// code) or a fresh draw (`independent`, the theory); minibatches by random reshuffling with a
-// fresh iterator every round; last iterate reported.
-// Theory preset (c_eta, c_gamma = theory; Thm 1 through Lemma 5, spec §2.4): gamma =
+// Resolved: Section 3 lets the phase-A and phase-B client sets be "potentially different" and
+// the analysis of Section 4 draws every client i.i.d. from D; phase-B clients are the phase-A
+// set (`phase2_clients = same`, as the authors' code does) or a fresh draw (`independent`, the
+// theory). Minibatches by random reshuffling (Section 4.3, Theorem 3) with a fresh iterator
+// every round; last iterate reported.
+// Theory preset (c_eta, c_gamma = theory; Section 4.1, Theorem 1 through Lemma 5): gamma =
 // 1/(87 L_f K), eta = min{1/(36 L_f K), 1/(4 L_Phi K), mu^2 gamma/(21 L12^2)} with L_f the
 // largest client Lipschitz constant, L12 <= L_f, L_Phi = L_f (1 + L_f/mu) and mu the problem's
 // strong monotonicity (a lower bound on the strong concavity in y). The T- and sigma-dependent
@@ -38,13 +43,13 @@ struct CdMage {
     int local_steps, batch_size;
     double c_eta, c_gamma, c_alpha, rho;
   };
-  static void declare(Schema<Params>& s) {
-    s.choice("estimator", &Params::estimator, "gradient", {{"gradient", Params::Estimator::gradient}, {"storm", Params::Estimator::storm},
+  static void declare(Schema<Params>& schema) {
+    schema.choice("estimator", &Params::estimator, "gradient", {{"gradient", Params::Estimator::gradient}, {"storm", Params::Estimator::storm},
               {"none", Params::Estimator::none}},
              "global estimator: eq. (2) CD-MAGE, eq. (3) CD-MAGE+, none = CD-MA")
         .choice("phase2_clients", &Params::phase2_clients, "same", {{"same", Params::Phase2Clients::same},
                  {"independent", Params::Phase2Clients::independent}},
-                "phase B clients: the phase A set (code) or a fresh draw (theory)")
+                "phase B clients: the phase A set (authors' code) or a fresh draw (theory)")
         .integer("local_steps", &Params::local_steps, "10", {.ge = 1}, "K, local steps per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
                  "B, reshuffled minibatch size (0 = the whole local data)")
@@ -54,16 +59,16 @@ struct CdMage {
               "c_gamma: dual step gamma_t = c_gamma/(t+1)^rho; theory: 1/(87 L_f K)", true)
         .real("c_alpha", &Params::c_alpha, "1", {.gt = 0}, "c_alpha: alpha_t = min{1, c_alpha/(t+1)^(2 rho)} (storm)")
         .real("rho", &Params::rho, "0", {.ge = 0}, "rho, schedule exponent (0: constant steps)");
-    s.alias("step_size", {"c_eta", "c_gamma"}, "the primary step: sets c_eta and c_gamma");
+    schema.alias("step_size", {"c_eta", "c_gamma"}, "the primary step: sets c_eta and c_gamma");
   }
 
-  static void resolve(Params& p, const SolverSetup& s) {
+  static void resolve(Params& p, const SolverSetup& setup) {
     if (!is_unset(p.c_eta) || !is_unset(p.c_gamma)) {
       if (is_unset(p.c_eta) || is_unset(p.c_gamma))
-        throw UserError(s.who + ": set c_eta and c_gamma both to theory or both to numbers");
+        throw UserError(setup.who + ": set c_eta and c_gamma both to theory or both to numbers");
       return;
     }
-    const double L = s.constant(Constant::lipschitz_client_max), mu = s.constant(Constant::mu);
+    const double L = setup.constant(Constant::lipschitz_client_max), mu = setup.constant(Constant::mu);
     const double K = p.local_steps, L_phi = L * (1 + L / mu);
     p.c_gamma = 1 / (87 * L * K);
     p.c_eta = std::min({1 / (36 * L * K), 1 / (4 * L_phi * K), mu * mu * p.c_gamma / (21 * L * L)});
@@ -94,12 +99,13 @@ struct CdMage {
     return std::min(1.0, p.c_alpha / std::pow(static_cast<double>(t + 1), 2 * p.rho));
   }
 
-  void init(ServerCtx& s) { previous_ = s.model(); }
+  void init(ServerCtx& server) { previous_ = server.model(); }
 
-  void server_begin(ServerCtx& s, Down& d) const {
-    server_.broadcast(s, update_phase(s.phase()) && p.estimator != Params::Estimator::none, d.model,
-                      d.estimate);
-    d.previous.sent = !update_phase(s.phase()) && p.estimator == Params::Estimator::storm && s.round() > 0;
+  void server_begin(ServerCtx& server, Down& d) const {
+    server_.broadcast(server, update_phase(server.phase()) && p.estimator != Params::Estimator::none,
+                      d.model, d.estimate);
+    d.previous.sent = !update_phase(server.phase()) && p.estimator == Params::Estimator::storm &&
+                      server.round() > 0;
     if (d.previous.sent) d.previous.value = previous_;
   }
 
@@ -131,14 +137,14 @@ struct CdMage {
     up.payload = st.z;
   }
 
-  void server_end(ServerCtx& s, std::span<const Up> uploads) {
-    if (update_phase(s.phase())) {
-      if (p.estimator == Params::Estimator::storm) previous_ = s.model();  // z_t becomes z_{t-1}
-      server_.update(s, uploads, 1.0, 1.0);  // the plain average of the local models
+  void server_end(ServerCtx& server, std::span<const Up> uploads) {
+    if (update_phase(server.phase())) {
+      if (p.estimator == Params::Estimator::storm) previous_ = server.model();  // z_t becomes z_{t-1}
+      server_.update(server, uploads, 1.0, 1.0);  // the plain average of the local models
       return;
     }
-    if (p.estimator == Params::Estimator::storm && s.round() > 0)
-      server_.collect(uploads, 1.0 - alpha(s.round()));  // eq. (3)
+    if (p.estimator == Params::Estimator::storm && server.round() > 0)
+      server_.collect(uploads, 1.0 - alpha(server.round()));  // eq. (3)
     else
       server_.collect(uploads);  // eq. (2)
   }
@@ -150,12 +156,14 @@ struct CdMage {
 
 FEDBENCH_REGISTER_SOLVER(CdMage, "cd-mage",
                          "cross-device minimax: gradient collection, then corrected local steps",
-                         "CD-MAGE (seed 001), Algorithms 1-3 with estimator (2); spec 001 §2.1");
+                         "Xie et al., arXiv 2021 (2105.14216), Algs. 1-3 with Eq. (2)");
 FEDBENCH_REGISTER_SOLVER_ALIAS("cd-mage-plus", "cd-mage",
-                               "CD-MAGE+: momentum (STORM) global estimator, decaying schedules",
+                               "CD-MAGE+ (Xie et al., arXiv 2021, Algs. 1-3 with Eq. (3)): momentum "
+                               "(STORM) global estimator, decaying schedules",
                                {"estimator", "storm"}, {"rho", "0.3333333333333333"}, {"c_alpha", "10"});
 FEDBENCH_REGISTER_SOLVER_ALIAS("cd-ma", "cd-mage",
-                               "CD-MA: local SGDA with partial participation and reshuffling (Alg. 4)",
+                               "CD-MA (Xie et al., arXiv 2021, Alg. 4): local SGDA with partial "
+                               "participation and reshuffling",
                                {"estimator", "none"});
 
 }  // namespace fedbench::solvers

@@ -1,18 +1,20 @@
 // CODA+ and CODASCA (Z. Yuan, Z. Guo, Y. Xu, Y. Ying, T. Yang, "Federated Deep AUC
 // Maximization for Heterogeneous Data with a Constant Communication Complexity", ICML 2021),
-// the stage-wise proximal baselines of (seed 001) CD-MAGE, as run by its code; spec 001
-// §2.6(d, e).
+// the stage-wise proximal baselines of J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian,
+// arXiv 2105.14216, 2021 (CD-MAGE), Section 5 and Appendix B.1 (eta_l, theta, K_0; CODASCA
+// with S = 5 clients per round and eta_g in {1.1, 1.0, 0.99}), as run by Xie et al.'s code.
 //
 // Stage s lasts floor(K_0 / K) rounds; at its start x_ref <- x_t and the step becomes
-// eta_s = eta_l / 3^s. Local steps on reshuffled minibatches:
+// eta_s = eta_l / 3^s (the divide-by-3 decay is from Xie et al.'s code, not the paper text).
+// Local steps on reshuffled minibatches:
 //   x <- x - eta_s (grad_x F - c_{i,x} + c_x + theta (x - x_ref)),
 //   y <- y + eta_s (grad_y F - c_{i,y} + c_y)          (the c terms only for CODASCA),
 // CODASCA's SCAFFOLD variates: after K steps c_i+ = c_i - c + (z_t - z^K)/(K eta_s) in operator
 // form; clients keep c_i across participations and upload z^K and Delta c_i; the server sets
 // z_{t+1} = z_t + eta_g (zbar - z_t) and c <- c + (1/N) sum Delta c_i. CODA+ averages plainly.
-// Resolved (spec §2.6(e)): two-sided variates by default; `dual_control_variate = false` is
-// the official code (x-step only). x_ref rides every broadcast when theta > 0 (stateless
-// clients).
+// Resolved: two-sided variates by default (the standard SCAFFOLD form);
+// `dual_control_variate = false` is Xie et al.'s code (x-step only). x_ref rides every
+// broadcast when theta > 0 (stateless clients).
 #include <cmath>
 
 #include "engine/solver.hpp"
@@ -36,7 +38,7 @@ struct Codasca {
         .real("theta", &Params::theta, "0", {.ge = 0}, "theta, proximal weight towards x_ref")
         .boolean("control_variates", &Params::control_variates, "true", "SCAFFOLD variates (CODASCA); false: CODA+")
         .boolean("dual_control_variate", &Params::dual_control_variate, "true",
-                 "correct the y-step too (standard); false: the official code");
+                 "correct the y-step too (standard); false: Xie et al.'s code");
     s.alias("step_size", {"eta_l"}, "the primary step: sets eta_l");
   }
 
@@ -113,9 +115,10 @@ struct Codasca {
 
 FEDBENCH_REGISTER_SOLVER(Codasca, "codasca",
                          "stage-wise proximal local SGDA with SCAFFOLD control variates",
-                         "Yuan et al., ICML 2021 (CODASCA); spec 001 §2.6(e)");
+                         "Yuan et al., ICML 2021 (CODASCA)");
 FEDBENCH_REGISTER_SOLVER_ALIAS("coda-plus", "codasca",
-                               "CODA+: stage-wise proximal local SGDA, plain averaging",
+                               "CODA+ (Yuan et al., ICML 2021): stage-wise proximal local SGDA, "
+                               "plain averaging",
                                {"control_variates", "false"});
 
 }  // namespace fedbench::solvers

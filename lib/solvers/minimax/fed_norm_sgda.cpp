@@ -1,19 +1,24 @@
 // Fed-Norm-SGDA and Fed-Norm-SGDA+ (P. Sharma, R. Panda, G. Joshi, "Federated Minimax
-// Optimization with Client Heterogeneity", arXiv 2302.04249, 2023), the baselines of (seed 000)
-// FESS-GDA's experiments; spec 000 §2.3(a, b) and §2.4.
+// Optimization with Client Heterogeneity", arXiv 2302.04249, 2023), the baselines of
+// W. Shen, M. Huang, J. Zhang, C. Shen, AISTATS 2024 (FESS-GDA): Fed-Norm-SGDA in Section 4.1
+// (Fig. 1), Fed-Norm-SGDA+ in Section 4.2 (Fig. 2). Shen et al. do not restate the update
+// rules; they follow Sharma et al. 2023.
 //
 // Each sampled client runs K local SGDA steps from (x_t, y_t) with local rates eta_xl, eta_yl
 // and uploads the normalised updates h_x = (x_t - x^K)/(K eta_xl), h_y = (y^K - y_t)/(K eta_yl)
-// (equal weights a_i = 1: every client runs the same K plain SGD steps, as in seed 000's
-// experiments). The server applies x_{t+1} = x_t - K gamma_x eta_xl mean h_x and
-// y_{t+1} = P_Y(y_t + K gamma_y eta_yl mean h_y) (tau_eff = K).
+// (equal weights a_i = 1: every client runs the same K plain SGD steps, as in the experiments
+// of Shen et al. 2024, Section 4). The server applies x_{t+1} = x_t - K gamma_x eta_xl mean h_x
+// and y_{t+1} = P_Y(y_t + K gamma_y eta_yl mean h_y) (tau_eff = K).
 // The "+" variant evaluates local y-gradients at a server snapshot x~ (x-gradients at the
 // local iterate, the same minibatch), refreshed x~ <- x_{t+1} every S = snapshot_period rounds
-// and sent with every broadcast (stateless clients: 2 d1 + d2 floats down; spec §2.3(b)).
-// Local SGDA+ (Deng & Mahdavi 2021) and FedSGDA+ (Wu et al. 2023) are the same update with
-// global rates 1 and with server rates respectively (spec §2.4): registered as aliases.
-// snapshot_period = 0 disables the snapshot (Fed-Norm-SGDA). Mathematically Fed-Norm-SGDA is
-// FSGDA (spec §2.3(a)); the normalised upload changes only the rounding.
+// (Shen et al. 2024, Section 4.2, run S in {1, 5, 10, 20}) and sent with every broadcast
+// (stateless clients: 2 d1 + d2 floats down).
+// Local SGDA+ (Y. Deng, M. Mahdavi, AISTATS 2021) and FedSGDA+ (X. Wu, J. Sun, Z. Hu, A. Zhang,
+// H. Huang, arXiv 2310.03613, 2023), both listed in Table 1 of Shen et al. 2024 but not run
+// there, are the same update with global rates 1 and with server rates respectively:
+// registered as aliases. snapshot_period = 0 disables the snapshot (Fed-Norm-SGDA).
+// Mathematically Fed-Norm-SGDA with a_i = 1 is FSGDA (our derivation); the normalised upload
+// changes only the rounding.
 #include "engine/solver.hpp"
 
 namespace fedbench::solvers {
@@ -100,15 +105,18 @@ struct FedNormSgda {
 
 FEDBENCH_REGISTER_SOLVER(FedNormSgda, "fed-norm-sgda",
                          "local SGDA with normalised client updates and server rates",
-                         "Sharma, Panda, Joshi, arXiv 2302.04249 (2023); spec 000 §2.3(a)");
+                         "Sharma, Panda, Joshi, arXiv 2023 (2302.04249)");
 FEDBENCH_REGISTER_SOLVER_ALIAS("fed-norm-sgda-plus", "fed-norm-sgda",
-                               "Fed-Norm-SGDA+: y-gradients at a snapshot refreshed every S rounds",
+                               "Fed-Norm-SGDA+ (Sharma, Panda, Joshi, arXiv 2023): y-gradients at a "
+                               "snapshot refreshed every S rounds",
                                {"snapshot_period", "5"});
 FEDBENCH_REGISTER_SOLVER_ALIAS("fedsgda-plus", "fed-norm-sgda",
-                               "FedSGDA+ (Wu et al. 2023): Local SGDA+ with server rates",
+                               "FedSGDA+ (Wu et al., arXiv 2023 (2310.03613)): Local SGDA+ with "
+                               "server rates",
                                {"snapshot_period", "5"});
 FEDBENCH_REGISTER_SOLVER_ALIAS("local-sgda-plus", "fed-norm-sgda",
-                               "Local SGDA+ (Deng & Mahdavi 2021): snapshot y-gradients, rates 1",
+                               "Local SGDA+ (Deng & Mahdavi, AISTATS 2021): snapshot y-gradients, "
+                               "rates 1",
                                {"snapshot_period", "5"});
 
 }  // namespace fedbench::solvers

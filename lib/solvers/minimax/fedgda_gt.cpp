@@ -1,15 +1,17 @@
 // FedGDA-GT: local GDA with a gradient-tracking correction, exact under heterogeneity.
 // Z. Sun, E. Wei, "A Communication-Efficient Algorithm with Linear Convergence for Federated
-// Minimax Learning", NeurIPS 2022 (arXiv 2206.01132), Algorithm 1; as run by the baseline of
-// S. Zhang et al., ICLR 2024 (spec 002 §2.5(c)).
+// Minimax Learning", NeurIPS 2022 (arXiv 2206.01132), Algorithm 1; as run as a baseline by
+// S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5 (Fig. 1(a)).
 //
 // A round has two exchanges: (phase 0) the server broadcasts x-bar and every client uploads
 // f_i(x-bar); (phase 1) the server broadcasts F(x-bar) = mean_i f_i(x-bar), every client runs
 // K steps x <- x - gamma (f_i(x) - f_i(x-bar) + F(x-bar)) from x-bar and uploads x; the server
-// averages. Resolved: both exchanges are counted (the paper's code charges one per round); the
-// x-axis "round" still counts algorithm rounds, and `exchanges` counts round trips.
+// averages. Resolved: both exchanges are counted (Zhang et al.'s code charges one per round);
+// the x-axis "round" still counts algorithm rounds, and `exchanges` counts round trips.
 // Theory: gamma = 1/2 min{2 mu / L^2, 1/(2 mu K), r+}, r+ the positive root of
-// L^4 K^4 g^3 + 2 L^2 K^2 g - mu K = 0, L = max_i ||M_i||_2, mu = min_i mu_i (spec §2.5(c)).
+// L^4 K^4 g^3 + 2 L^2 K^2 g - mu K = 0, L = max_i ||M_i||_2, mu = min_i mu_i: the formula of
+// Zhang et al.'s code (github.com/isayantan/ProxSkipVIP), which cites p. 20 of Sun & Wei;
+// Zhang et al.'s text does not give it.
 // Deterministic only (full local batches), as in the paper.
 #include <algorithm>
 #include <cmath>
@@ -90,6 +92,6 @@ struct FedGdaGt {
 
 FEDBENCH_REGISTER_SOLVER(FedGdaGt, "fedgda-gt",
                          "local GDA with gradient tracking: exact fixed point under heterogeneity",
-                         "Sun & Wei, NeurIPS 2022, Alg. 1 (baseline of Zhang et al. 2024)");
+                         "Sun & Wei, NeurIPS 2022, Alg. 1");
 
 }  // namespace fedbench::solvers

@@ -1,16 +1,18 @@
 // FedSGDA-M: local SGDA with STORM-type momentum variance reduction.
-// S. Wu, H. Huang et al., "Solving a Class of Non-Convex Minimax Optimization in Federated
-// Learning", NeurIPS 2023 (FedSGDA-M); cited in the complexity tables of (seed 000) FESS-GDA;
-// spec 000 §2.4 (standard rules of the cited work, not re-described by seed 000).
+// X. Wu, J. Sun, Z. Hu, A. Zhang, H. Huang, "Solving a Class of Non-Convex Minimax
+// Optimization in Federated Learning", arXiv 2310.03613, 2023 (FedSGDA-M); listed in Table 1
+// of W. Shen, M. Huang, J. Zhang, C. Shen, AISTATS 2024 (FESS-GDA; NC-SC/NC-PL row, footnote
+// a), which cites it but does not run it. The rules below are the standard STORM estimator
+// (Cutkosky & Orabona, NeurIPS 2019) in a local-update loop; Shen et al. do not restate them.
 //
 // Each client keeps an estimator w = (u, -v) of the operator (grad_x, -grad_y) and, per local
 // step, moves z <- z - (eta_x u, -eta_y v), then draws a minibatch xi and sets
 //   w <- F_i(z; xi) + (1 - alpha)(w - F_i(z_prev; xi))       (the same xi at both points).
 // The first estimator uses a larger batch (initial_batch). Every K = q local steps the server
 // averages z and w (both communicated: 2 (d1 + d2) floats each way); full participation
-// (Table 1 of seed 000). Resolved: the iterate moves before the estimator update (STORM's
-// order); round 0 starts from each client's own large-batch estimator, later rounds from the
-// averaged one.
+// (as listed in Table 1 of Shen et al. 2024). Resolved (our choices): the iterate moves before
+// the estimator update (STORM's order); round 0 starts from each client's own large-batch
+// estimator, later rounds from the averaged one.
 #include "engine/solver.hpp"
 
 namespace fedbench::solvers {
@@ -88,6 +90,6 @@ struct FedSgdaM {
 
 FEDBENCH_REGISTER_SOLVER(FedSgdaM, "fedsgda-m",
                          "local SGDA with STORM momentum estimators, averaged with the models",
-                         "Wu et al., NeurIPS 2023 (FedSGDA-M); spec 000 §2.4");
+                         "Wu et al., arXiv 2023 (2310.03613), FedSGDA-M");
 
 }  // namespace fedbench::solvers

@@ -1,5 +1,6 @@
 // FESS-GDA: federated local SGDA whose server smooths the min variable towards an anchor z.
-// (Seed 000) "FESS-GDA", Algorithm 1; spec 000 §2.1.
+// W. Shen, M. Huang, J. Zhang, C. Shen, "Stochastic Smoothed Gradient Descent Ascent for
+// Federated Minimax Optimization", AISTATS 2024, Section 3.1, Algorithm 1.
 //
 // Round t: each sampled client runs K simultaneous SGDA steps from (x_t, y_t) with local rates
 // eta_xl, eta_yl (same minibatch for both blocks; the feasible set projected at every local
@@ -7,14 +8,16 @@
 //   x_{t+1} = x_t + eta_xg (xbar - x_t) - eta_xl eta_xg K p (x_t - z_t),
 //   y_{t+1} = P_Y(y_t + eta_yg (ybar - y_t)),       z_{t+1} = z_t + beta (x_{t+1} - z_t).
 // z never leaves the server: communication is that of Local SGDA (d1 + d2 floats each way).
-// Resolved (spec §2.1): z_0 = x_0; one local and one global rate in the experiments (tied
-// defaults here, all four settable); Algorithm 1 implemented literally (project at every
-// local step and at the server). The server updates are written as convex combinations,
+// Resolved: Algorithm 1 takes z_0 as an input without a value; we take z_0 = x_0. The
+// experiments of Section 4 use one local and one global rate (tied defaults here, all four
+// settable). Algorithm 1 is implemented literally (project at every local step, line 8, and
+// at the server, line 14). The server updates are written as convex combinations,
 // x_{t+1} = (1 - eta_xg) x_t + eta_xg xbar - ..., z_{t+1} = (1 - beta) z_t + beta x_{t+1},
-// which are the same maps and make the reductions of spec §2.5 exact in floating point:
-// p = 0 with global rates 1 is Local SGDA, beta = 1 is FSGDA, bit for bit.
-// FSGDA (alias) is p = 0. Stability (spec §2.1): c = eta_xl eta_xg K p must stay below
-// 1 + 1/(1 - beta); larger values diverge and are stored as such.
+// which are the same maps and make two reductions exact in floating point: p = 0 with global
+// rates 1 is Local SGDA (stated in Section 3.1), and beta = 1 is FSGDA (derived: z = x every
+// round, so the penalty vanishes), bit for bit.
+// FSGDA (alias) is p = 0. Stability (our derivation, not in the paper): c = eta_xl eta_xg K p
+// must stay below 1 + 1/(1 - beta); larger values diverge and are stored as such.
 #include "engine/solver.hpp"
 #include "engine/model_averaging.hpp"
 #include "solvers/common/server_rates.hpp"
@@ -24,7 +27,7 @@ namespace fedbench::solvers {
 struct FessGda : ModelAveraging {
   struct Params {
     int local_steps, batch_size;
-    double eta_xl, eta_yl, eta_xg, eta_yg, p, beta;
+    double eta_xl, eta_yl, eta_xg, eta_yg, smoothing_penalty, beta;
   };
   static void declare(Schema<Params>& s) {
     s.integer("local_steps", &Params::local_steps, "10", {.ge = 1}, "K, local steps per round")
@@ -34,7 +37,7 @@ struct FessGda : ModelAveraging {
         .real("eta_yl", &Params::eta_yl, "0.01", {.gt = 0}, "eta_{y,l}, local rate of y")
         .real("eta_xg", &Params::eta_xg, "1", {.gt = 0}, "eta_{x,g}, global rate of x")
         .real("eta_yg", &Params::eta_yg, "1", {.gt = 0}, "eta_{y,g}, global rate of y")
-        .real("p", &Params::p, "1", {.ge = 0}, "p, smoothing penalty (0: FSGDA)")
+        .real("p", &Params::smoothing_penalty, "1", {.ge = 0}, "p, smoothing penalty (0: FSGDA)")
         .real("beta", &Params::beta, "0.05", {.ge = 0, .le = 1}, "beta, anchor rate");
     s.alias("step_size", {"eta_xl", "eta_yl"}, "the primary step: sets the local rates eta_{x,l} and eta_{y,l}");
   }
@@ -65,7 +68,7 @@ struct FessGda : ModelAveraging {
     x_prev_ = model.head(dx);  // x_t, kept for the penalty
     mean_into(uploads, &Up::model, mean_);
     apply_server_rates(model, mean_, dx, p.eta_xg, p.eta_yg);  // the engine projects y after
-    const double penalty = p.eta_xl * p.eta_xg * p.local_steps * p.p;
+    const double penalty = p.eta_xl * p.eta_xg * p.local_steps * p.smoothing_penalty;
     model.head(dx) -= penalty * (x_prev_ - anchor_);
     anchor_ = (1.0 - p.beta) * anchor_ + p.beta * model.head(dx);
   }
@@ -76,9 +79,10 @@ struct FessGda : ModelAveraging {
 
 FEDBENCH_REGISTER_SOLVER(FessGda, "fess-gda",
                          "local SGDA with server-side smoothing towards an anchor (FESS-GDA)",
-                         "FESS-GDA (seed 000), Algorithm 1");
+                         "Shen, Huang, Zhang, Shen, AISTATS 2024, Alg. 1");
 FEDBENCH_REGISTER_SOLVER_ALIAS("fsgda", "fess-gda",
-                               "federated SGDA with local and global rates (FESS-GDA, p = 0)",
+                               "FSGDA (Yang, Liu, Zhang, Liu, NeurIPS 2022): federated SGDA with "
+                               "local and global rates, i.e. FESS-GDA (Alg. 1) with p = 0",
                                {"p", "0"});
 
 }  // namespace fedbench::solvers

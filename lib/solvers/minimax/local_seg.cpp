@@ -1,16 +1,22 @@
 // Local SEG / Local EG: K local stochastic extragradient steps from the server model, then
 // averaging.
 // A. Beznosikov, V. Samokhin, A. Gasnikov, "Distributed Saddle-Point Problems: Lower Bounds,
-// Optimal and Robust Algorithms" (Local SGD with an extra step), 2020; as run by the baseline
-// of S. Zhang et al., ICLR 2024 (spec 002 §2.5(b)).
+// Optimal and Robust Algorithms" (Local SGD with an extra step), arXiv 2010.13112, 2020 (an
+// earlier version is titled "... Optimal Algorithms and Federated GANs"); as run as a baseline
+// by S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5 and Appendix G
+// (Fig. 1(b); Local EG in Fig. 1(a)).
 //
 // Symbols: gamma_1 = extra_step_size (extrapolation), gamma_2 = step_size (update),
 // K = local_steps: u = x - gamma_1 g(x; j1), x <- x - gamma_2 g(u; j2).
-// Resolved: j1 and j2 are independent draws (with replacement), as in the paper's code;
-// `same_batch` uses one draw for both, `sampling = reshuffle` draws by random reshuffling.
-// Extra Step Local SGD as run by (seed 001) CD-MAGE's code (spec 001 §2.6(c)) is the alias
-// extra-step-local-sgd: reshuffled minibatches, two per local step, one step size for both.
-// Theory: gamma_1 = gamma_2 = 1/(21 K L_max), L_max = max_i ||M_i||_2.
+// Resolved: j1 and j2 are independent draws (with replacement), as in Zhang et al.'s code
+// (github.com/isayantan/ProxSkipVIP); `same_batch` uses one draw for both, `sampling =
+// reshuffle` draws by random reshuffling.
+// Extra Step Local SGD as run by J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, arXiv 2105.14216,
+// 2021 (CD-MAGE), Section 5 and Appendix B.1 (one step size eta_l for both), is the alias
+// extra-step-local-sgd: reshuffled minibatches, two per local step (from their code; the paper
+// does not say), one step size for both.
+// Theory: gamma_1 = gamma_2 = 1/(21 K L_max), L_max = max_i ||M_i||_2 (the value in Zhang et
+// al.'s code; their text gives no formula).
 #include "engine/solver.hpp"
 #include "engine/model_averaging.hpp"
 
@@ -36,9 +42,9 @@ struct LocalSeg : ModelAveraging {
               "gamma_1, extrapolation step; theory 1/(21 K L_max)", true)
         .choice("sampling", &Params::sampling, "replacement", {{"replacement", Params::Sampling::replacement},
                  {"reshuffle", Params::Sampling::reshuffle}},
-                "minibatches drawn with replacement, or by random reshuffling (seed 001 §2.0)")
+                "minibatches drawn with replacement, or by random reshuffling (Xie et al. 2021, Sec. 4.3)")
         .boolean("same_batch", &Params::same_batch, "false",
-                 "extrapolation and update on one minibatch (false: two fresh ones, the codes)");
+                 "extrapolation and update on one minibatch (false: two fresh ones, as both authors' codes do)");
   }
   static void resolve(Params& p, const SolverSetup& s) {
     if (!is_unset(p.step_size) && !is_unset(p.extra_step_size)) return;  // no constants needed
@@ -72,11 +78,12 @@ struct LocalSeg : ModelAveraging {
 
 FEDBENCH_REGISTER_SOLVER(LocalSeg, "local-seg",
                          "K local stochastic extragradient steps, then averaging",
-                         "Beznosikov, Samokhin, Gasnikov 2020 (baseline of Zhang et al. 2024)");
+                         "Beznosikov, Samokhin, Gasnikov, arXiv 2020 (2010.13112)");
 FEDBENCH_REGISTER_SOLVER_ALIAS("local-eg", "local-seg", "Local SEG with full-batch oracles",
                                {"batch_size", "0"});
 FEDBENCH_REGISTER_SOLVER_ALIAS("extra-step-local-sgd", "local-seg",
-                               "Extra Step Local SGD as run by seed 001: reshuffled minibatches",
+                               "Extra Step Local SGD as run by Xie et al. (arXiv 2021, 2105.14216, "
+                               "Sec. 5): reshuffled minibatches",
                                {"sampling", "reshuffle"}, {"batch_size", "10"});
 
 }  // namespace fedbench::solvers

@@ -1,16 +1,20 @@
 // Local SGDA / Local GDA: K local (stochastic) gradient descent-ascent steps from the server
 // model, then averaging.
 // Y. Deng, M. Mahdavi, "Local Stochastic Gradient Descent Ascent: Convergence Analysis and
-// Communication Efficiency", AISTATS 2021, Algorithm 1; as run by the baseline of S. Zhang et
-// al., ICLR 2024 (spec 002 §2.5(a)).
+// Communication Efficiency", AISTATS 2021, Algorithm 1; as run as a baseline by S. Zhang,
+// S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5 and Appendix G (Fig. 1; Local GDA
+// in Fig. 1(a)).
 //
-// Symbols: K = local_steps, gamma_t = step size at local iteration t, a = decay_offset,
-// mu = decay_mu. Schedule "decay": gamma_t = step_size * a / (t + a), i.e. 8 / (mu (t + a))
+// Symbols: K = local_steps, gamma_t = step size at local iteration t, a = decay_offset.
+// Schedule "decay": gamma_t = step_size * a / (t + a), i.e. 8 / (mu (t + a))
 // with the theory values step_size = 8 / (mu a) and a = 2048 K kappa^2, kappa = L / mu
-// (L = max_i ||M_i||, mu = min_i mu_i). Schedule "constant": gamma_t = step_size (the tuned
-// variant of App. H.1; no theory value, so it must be given).
-// Resolved: t = r K + k (k = 1..K) is the same for every client, as in the pseudocode of
-// spec §2.5(a); the notebooks' shared counter across clients is not reproduced.
+// (L = max_i ||M_i||, mu = min_i mu_i): the rule of Zhang et al.'s code
+// (github.com/isayantan/ProxSkipVIP), not stated in their text. Schedule "constant":
+// gamma_t = step_size (the tuned variant of Zhang et al. 2024, Appendix H.1; no theory value,
+// so it must be given).
+// Resolved (our choice): t = r K + k (k = 1..K) is the same for every client, so all clients
+// take the same step at the same iteration; the authors' notebooks' counter shared across
+// clients (it advances with every client's step) is not reproduced.
 #include <cmath>
 
 #include "engine/solver.hpp"
@@ -79,7 +83,7 @@ struct LocalSgda : ModelAveraging {
 
 FEDBENCH_REGISTER_SOLVER(LocalSgda, "local-sgda",
                          "K local SGDA steps from the server model, then averaging",
-                         "Deng & Mahdavi, AISTATS 2021, Alg. 1 (baseline of Zhang et al. 2024)");
+                         "Deng & Mahdavi, AISTATS 2021, Alg. 1");
 FEDBENCH_REGISTER_SOLVER_ALIAS("local-gda", "local-sgda", "Local SGDA with full-batch oracles",
                                {"batch_size", "0"});
 

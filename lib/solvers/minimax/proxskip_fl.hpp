@@ -1,20 +1,23 @@
 // The ProxSkip-VIP-FL round (S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024,
-// Algorithm 2; Algorithm 4 is the same loop with another estimator), written once for any
-// estimator policy E (ensmallen-style: ProxSkipFl<PlainEstimator> is ProxSkip-(S)GDA-FL,
-// ProxSkipFl<LsvrgEstimator> is ProxSkip-L-SVRGDA-FL).
+// Section 4, Algorithm 2; Algorithm 4 of Appendix C is the same loop with another estimator),
+// written once for any estimator policy E (ensmallen-style: ProxSkipFl<PlainEstimator> is
+// ProxSkip-(S)GDA-FL, ProxSkipFl<LsvrgEstimator> is ProxSkip-L-SVRGDA-FL).
 //
 // Symbols: gamma = step_size, p = comm_prob, h_i = Client::h, x_{i,t} = Client::x,
 // x-hat = Client::x_hat, x' = Up::x_shifted, x-bar = Down::x_avg.
 // Resolved: the per-iteration coin theta_t is drawn once per round as the number of local
 // iterations K ~ Geometric(p) (the same law: iterations up to and including the first
 // theta = 1), so one engine round is one communication; K rides the broadcast as control
-// bytes. The loop runs T iterations, not T+1 (spec 002 §9.1 item 5). gamma acts on the raw
-// client operators f_i (eq. 3 without 1/n; spec §1.3); h_{i,0} = 0; full participation only.
+// bytes. The loop runs T iterations: Algorithms 1-4 loop over t = 0, ..., T, i.e. T+1
+// iterations, which we read as a typo. gamma acts on the raw client operators f_i (the
+// consensus form of Section 2.1, eq. (3), F(x) = sum_i f_i(x_i), without 1/n); h_{i,0} = 0;
+// full participation only.
 // Deviation: x' = x-hat - (gamma/p) h is evaluated in the algebraically equal form
 // x - gamma g - gamma (1/p - 1) h, so that p = 1 reproduces Local GDA with one local step bit
 // for bit (the h terms vanish exactly instead of cancelling in rounding).
-// op_scale s reproduces the code's operator (s F_i) with step gamma: that is the algorithm
-// with step gamma s on F_i (h rescales by s), while p = sqrt(gamma mu) keeps the unscaled gamma.
+// op_scale s reproduces the operator of the authors' code (s F_i; github.com/isayantan/
+// ProxSkipVIP, behind Fig. 1(b)) with step gamma: that is the algorithm with step gamma s on
+// F_i (h rescales by s), while p = sqrt(gamma mu) keeps the unscaled gamma.
 //
 // An estimator policy E provides: Params (with step_size and comm_prob), declare, resolve,
 // State (per-client extra state), init(ClientCtx&, State&, const Params&) and
@@ -37,7 +40,7 @@ void declare_step_and_comm_prob(Schema<P>& s, const std::string& step_theory) {
             "p, chance that an iteration ends with communication; theory sqrt(gamma mu)", true)
       .real("op_scale", &P::op_scale, "1", {.gt = 0},
             "operator scale s: local steps use gamma s, theory p and q use gamma (the "
-            "official code's 1/M averaging is s = 1/M; spec §3.3)");
+            "authors' code's 1/M averaging behind Fig. 1(b) is s = 1/M)");
 }
 
 template <class E>

@@ -1,7 +1,7 @@
 // ProxSkip-L-SVRGDA-FL: ProxSkip-VIP-FL with a loopless-SVRG estimator on every client.
 // S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, "Communication-Efficient Gradient
 // Descent-Accent Methods for Distributed Variational Inequalities: Unified Analysis and Local
-// Updates", ICLR 2024, Algorithm 4 (spec 002 §2.4). The round itself is in proxskip_fl.hpp.
+// Updates", ICLR 2024, Appendix C, Algorithm 4. The round itself is in proxskip_fl.hpp.
 //
 // Symbols: q = ref_prob, w_i = State::w, f_i(w_i) = State::f_w (cached: it changes only when
 // the reference is refreshed). Estimator: g_i = F_ij(x_i) - F_ij(w_i) + f_i(w_i).
@@ -10,8 +10,8 @@
 // so it costs no communication, as the paper counts it. w refreshes to x_t (before the step)
 // and g uses the old w (Alg. 4 order). w_{i,0} = x_{i,0} = z0, and f_i(w_{i,0}) is a full local
 // pass made at set-up (counted).
-// Theory (Table G / Cor. 3.9): gamma = min(1/mu, 1/(6 max_ij ell_ij)), p = sqrt(gamma mu),
-// q = 2 gamma mu.
+// Theory (Appendix G, "Table G"; Theorem 4.4 / Corollary 3.9): gamma = min(1/mu,
+// 1/(6 max_ij ell_ij)), p = sqrt(gamma mu), q = 2 gamma mu.
 #include <algorithm>
 #include <cmath>
 

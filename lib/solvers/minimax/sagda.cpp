@@ -1,7 +1,9 @@
 // SAGDA: federated SGDA with client control variates assembled from the sampled clients.
 // H. Yang, Z. Liu, X. Zhang, J. Liu, "SAGDA: Achieving O(eps^-2) Communication Complexity in
-// Federated Min-Max Learning", NeurIPS 2022, Algorithm 1; a baseline of (seed 000) FESS-GDA;
-// spec 000 §2.3(c) (reconstructed there from the cited paper: verify before publishing numbers).
+// Federated Min-Max Learning", NeurIPS 2022, Algorithm 1; a baseline of W. Shen, M. Huang,
+// J. Zhang, C. Shen, AISTATS 2024 (FESS-GDA), Section 4.1. Shen et al. do not restate its
+// rules; the two-stage round below is reconstructed from Yang et al.'s description and has
+// not been checked line by line against their Algorithm 1: verify before publishing numbers.
 //
 // Round t, one client set S_t for both stages:
 //   stage 1: S_t receive (x_t, y_t), send c_i = F_i(x_t, y_t; xi_i^0) (a fresh minibatch);
@@ -10,8 +12,9 @@
 //            g - c_i + v_t (x: descent with eta_xl, y: ascent with eta_yl, projected), then
 //            upload the local model; the server applies the global rates as FSGDA does.
 // Without the correction (-c_i + v_t) it is FSGDA (the cited paper's special case). Resolved
-// (spec §2.3(c)): v_t from the same S_t, c_i on a fresh minibatch. Communication: stage 1
-// d1 + d2 down and up, stage 2 2 (d1 + d2) down (model and v_t) and d1 + d2 up.
+// (our reading of the reconstruction): v_t from the same S_t, c_i on a fresh minibatch.
+// Communication: stage 1 d1 + d2 down and up, stage 2 2 (d1 + d2) down (model and v_t) and
+// d1 + d2 up.
 #include "engine/solver.hpp"
 #include "solvers/common/two_phase_server.hpp"
 
@@ -85,6 +88,6 @@ struct Sagda {
 
 FEDBENCH_REGISTER_SOLVER(Sagda, "sagda",
                          "federated SGDA with control variates from the sampled clients (2 stages)",
-                         "Yang, Liu, Zhang, Liu, NeurIPS 2022, Alg. 1 (spec 000 §2.3(c))");
+                         "Yang, Liu, Zhang, Liu, NeurIPS 2022, Alg. 1");
 
 }  // namespace fedbench::solvers

@@ -1,16 +1,19 @@
 // Distributed (minibatch) SGDA / GDA: every round each sampled client uploads one (stochastic)
 // operator evaluation at the server model, and the server takes one step with their mean.
 // A. Fallah, A. Ozdaglar, S. Pattathil, "An Optimal Multistage Stochastic Gradient Method for
-// Minimax Problems", CDC 2020 (the non-local GDA/SGDA row of Table 1 of S. Zhang et al.,
-// ICLR 2024): one communication per iteration.
+// Minimax Problems", CDC 2020 (the non-local GDA/SGDA row of Table 1 of S. Zhang,
+// S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 1.1): one communication per
+// iteration.
 //
 // Symbols: eta = step_size (x), gamma = dual_step_size (y):
 // x <- x - eta mean_i g_{i,x}, y <- y + gamma mean_i g_{i,y}.
 // Theory: eta = 1/(2 ell) with ell the cocoercivity of F (full batch) or the largest
 // per-sample cocoercivity (stochastic oracles), and gamma = eta (one step for the operator).
-// Parallel SGDA as run by (seed 001) CD-MAGE's code (spec 001 §2.6(a): the full local
-// gradient, separate primal and dual steps, only the gradient exchange counted) is the alias
-// parallel-sgda.
+// Parallel SGDA (T. Lin, C. Jin, M. I. Jordan, "On Gradient Descent Ascent for Nonconvex-
+// Concave Minimax Problems", ICML 2020) as run as a baseline by J. Xie, C. Zhang, Z. Shen,
+// W. Liu, H. Qian, arXiv 2105.14216, 2021 (CD-MAGE), Section 5 and Appendix B.1 (constant
+// eta and gamma), is the alias parallel-sgda: the full local gradient (from their code),
+// separate primal and dual steps, only the gradient exchange counted.
 #include "engine/solver.hpp"
 
 namespace fedbench::solvers {
@@ -61,11 +64,12 @@ struct Sgda {
 
 FEDBENCH_REGISTER_SOLVER(Sgda, "sgda",
                          "distributed minibatch SGDA: one averaged step per communication",
-                         "Fallah, Ozdaglar, Pattathil, CDC 2020 (Table 1 of Zhang et al. 2024)");
+                         "Fallah, Ozdaglar, Pattathil, CDC 2020");
 FEDBENCH_REGISTER_SOLVER_ALIAS("gda", "sgda", "distributed GDA with full-batch oracles",
                                {"batch_size", "0"});
 FEDBENCH_REGISTER_SOLVER_ALIAS("parallel-sgda", "sgda",
-                               "Parallel SGDA as run by seed 001: full local gradients, eta and gamma",
+                               "Parallel SGDA (Lin, Jin, Jordan, ICML 2020) as run by Xie et al. "
+                               "(arXiv 2021, Sec. 5): full local gradients, eta and gamma",
                                {"batch_size", "0"});
 
 }  // namespace fedbench::solvers

@@ -1,0 +1,250 @@
+#include "io/run_sinks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/trajectory_file.hpp"
+
+namespace fedbench::io {
+
+namespace {
+
+// RFC 4180 quoting, only where needed.
+std::string cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string json_object(const std::map<std::string, std::string>& m) {
+  std::string out = "{";
+  for (const auto& [k, v] : m) out += (out.size() > 1 ? ", " : "") + json_quote(k) + ": " + json_quote(v);
+  return out + "}";
+}
+
+std::string json_numbers(const std::map<std::string, double>& m) {
+  std::string out = "{";
+  for (const auto& [k, v] : m) out += (out.size() > 1 ? ", " : "") + json_quote(k) + ": " + json_number(v);
+  return out + "}";
+}
+
+std::string json_vector(const Vec& v) {
+  std::string out = "[";
+  for (Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_number(v[i]);
+  return out + "]";
+}
+
+// Counter columns shared by CSV and JSON, in run-file order.
+const std::vector<std::pair<const char*, std::int64_t (*)(const TrajectoryRow&)>>& counters() {
+  static const std::vector<std::pair<const char*, std::int64_t (*)(const TrajectoryRow&)>> c = {
+      {"round", [](const TrajectoryRow& r) { return r.round; }},
+      {"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; }},
+      {"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; }},
+      {"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; }},
+      {"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; }},
+      {"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; }},
+      {"samples", [](const TrajectoryRow& r) { return r.oracle.samples; }},
+      {"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; }},
+      {"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; }},
+      {"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; }},
+      {"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; }},
+      {"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; }},
+      {"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; }},
+      {"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; }},
+  };
+  return c;
+}
+
+// A file sink: writes PATH.part through an inner stream sink and renames it at the end.
+template <class Inner>
+class FileSink : public TrajectorySink {
+ public:
+  explicit FileSink(std::string path) : path_(std::move(path)), part_(path_ + ".part") {
+    const auto parent = std::filesystem::path(path_).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      throw UserError("cannot write " + path_ + ": directory " + parent.string() +
+                      " does not exist; create it first");
+  }
+  ~FileSink() override {
+    if (out_.is_open() && !done_) {  // the run died: leave nothing that looks finished
+      out_.close();
+      std::remove(part_.c_str());
+    }
+  }
+  void begin(const RunHeader& header) override {
+    out_.open(part_);
+    if (!out_) throw UserError("cannot write " + part_ + ": check the directory's permissions");
+    if constexpr (std::is_same_v<Inner, CsvSink>) {
+      CsvLayout layout;
+      layout.add(header);
+      inner_ = std::make_unique<Inner>(out_, std::move(layout));
+    } else {
+      inner_ = std::make_unique<Inner>(out_, false);
+    }
+    inner_->set_id(std::filesystem::path(path_).stem().string());
+    inner_->begin(header);
+  }
+  void row(const TrajectoryRow& row) override { inner_->row(row); }
+  void end(const RunSummary& summary) override {
+    inner_->end(summary);
+    out_.close();
+    if (!out_) throw UserError("cannot write " + part_ + " (disk full?)");
+    std::error_code ec;
+    std::filesystem::rename(part_, path_, ec);
+    if (ec) throw UserError("cannot rename " + part_ + " to " + path_ + ": " + ec.message());
+    done_ = true;
+  }
+
+ private:
+  std::string path_, part_;
+  std::ofstream out_;
+  std::unique_ptr<Inner> inner_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+OutputFormat parse_output_format(const std::string& text) {
+  if (text == "h5" || text == "hdf5") return OutputFormat::hdf5;
+  if (text == "csv") return OutputFormat::csv;
+  if (text == "json") return OutputFormat::json;
+  throw UserError("output format '" + text + "' is not one of: h5, csv, json");
+}
+
+OutputFormat output_format_of(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".h5" || ext == ".hdf5") return OutputFormat::hdf5;
+  if (ext == ".csv") return OutputFormat::csv;
+  if (ext == ".json") return OutputFormat::json;
+  throw UserError("output file '" + path + "' needs the extension .h5, .csv or .json");
+}
+
+void CsvLayout::add(const RunHeader& h) {
+  for (const auto& [k, v] : h.problem_params) problem_keys.insert(k);
+  for (const auto& [k, v] : h.solver_params) solver_keys.insert(k);
+  for (const auto& m : h.metric_names)
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+}
+
+void CsvSink::begin(const RunHeader& h) {
+  if (!header_written_) {
+    out_ << "id,status,problem";
+    for (const auto& k : layout_.problem_keys) out_ << ",problem." << k;
+    out_ << ",solver";
+    for (const auto& k : layout_.solver_keys) out_ << ",solver." << k;
+    out_ << ",seed";
+    for (const auto& [name, get] : counters()) out_ << "," << name;
+    out_ << ",wall_time,eval_time";
+    for (const auto& m : layout_.metrics) out_ << "," << m;
+    out_ << "\n";
+    header_written_ = true;
+  }
+  prefix_ = cell(h.problem);
+  for (const auto& k : layout_.problem_keys) {
+    const auto it = h.problem_params.find(k);
+    prefix_ += "," + (it == h.problem_params.end() ? std::string() : cell(it->second));
+  }
+  prefix_ += "," + cell(h.solver);
+  for (const auto& k : layout_.solver_keys) {
+    const auto it = h.solver_params.find(k);
+    prefix_ += "," + (it == h.solver_params.end() ? std::string() : cell(it->second));
+  }
+  prefix_ += "," + std::to_string(h.seed);
+  metric_slot_.clear();
+  for (const auto& m : h.metric_names)
+    metric_slot_.push_back(static_cast<int>(
+        std::find(layout_.metrics.begin(), layout_.metrics.end(), m) - layout_.metrics.begin()));
+  pending_.clear();
+}
+
+void CsvSink::row(const TrajectoryRow& r) {
+  std::string line;
+  for (const auto& [name, get] : counters()) line += "," + std::to_string(get(r));
+  line += "," + format_real(r.wall_time) + "," + format_real(r.eval_time);
+  std::vector<std::string> cells(layout_.metrics.size());
+  for (std::size_t k = 0; k < r.metrics.size() && k < metric_slot_.size(); ++k)
+    if (metric_slot_[k] < static_cast<int>(cells.size())) cells[metric_slot_[k]] = format_real(r.metrics[k]);
+  for (const auto& c : cells) line += "," + c;
+  pending_.push_back(std::move(line));
+}
+
+void CsvSink::end(const RunSummary& summary) {
+  for (const auto& line : pending_) {
+    out_ << cell(id_) << "," << summary.status() << "," << prefix_ << line << "\n";
+    ++rows_;
+  }
+  pending_.clear();
+}
+
+void JsonSink::begin(const RunHeader& h) {
+  if (array_) out_ << (first_run_ ? "[\n" : ",\n");
+  first_run_ = false;
+  first_row_ = true;
+  metric_names_ = h.metric_names;
+  out_ << "{\"id\": " << json_quote(id_) << ",\n \"header\": {"
+       << "\"problem\": " << json_quote(h.problem) << ", \"solver\": " << json_quote(h.solver)
+       << ", \"seed\": " << h.seed << ", \"problem_kind\": " << json_quote(h.problem_kind)
+       << ",\n  \"problem_params\": " << json_object(h.problem_params)
+       << ",\n  \"solver_params\": " << json_object(h.solver_params)
+       << ",\n  \"constants\": " << json_numbers(h.constants)
+       << ",\n  \"primary_metric\": " << json_quote(h.primary_metric) << ", \"metrics\": {";
+  for (std::size_t k = 0; k < h.metric_names.size(); ++k) {
+    const MetricMeta& m = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
+    out_ << (k ? ", " : "") << json_quote(h.metric_names[k]) << ": {\"direction\": "
+         << json_quote(m.direction) << ", \"description\": " << json_quote(m.description)
+         << ", \"unit\": " << json_quote(m.unit) << "}";
+  }
+  out_ << "},\n  \"num_clients\": " << h.num_clients << ", \"dim\": " << h.dim
+       << ", \"dim_x\": " << h.dim_x << ", \"setup_time\": " << json_number(h.setup_time)
+       << ", \"command_line\": " << json_quote(h.command_line) << "},\n \"rows\": [";
+}
+
+void JsonSink::row(const TrajectoryRow& r) {
+  out_ << (first_row_ ? "\n  {" : ",\n  {");
+  first_row_ = false;
+  bool first = true;
+  for (const auto& [name, get] : counters()) {
+    out_ << (first ? "" : ", ") << json_quote(name) << ": " << get(r);
+    first = false;
+  }
+  out_ << ", \"wall_time\": " << json_number(r.wall_time) << ", \"eval_time\": " << json_number(r.eval_time);
+  for (std::size_t k = 0; k < r.metrics.size() && k < metric_names_.size(); ++k)
+    out_ << ", " << json_quote(metric_names_[k]) << ": " << json_number(r.metrics[k]);
+  out_ << "}";
+}
+
+void JsonSink::end(const RunSummary& s) {
+  out_ << "],\n \"summary\": {\"status\": " << json_quote(s.status())
+       << ", \"stop_reason\": " << json_quote(to_string(s.reason))
+       << ", \"message\": " << json_quote(s.message) << ", \"rounds\": " << s.rounds
+       << ", \"wall_time\": " << json_number(s.wall_time)
+       << ", \"eval_time\": " << json_number(s.eval_time) << ",\n  \"final\": {\"x\": "
+       << json_vector(s.final_x) << ", \"y\": " << json_vector(s.final_y);
+  if (s.final_y_star) out_ << ", \"y_star\": " << json_vector(*s.final_y_star);
+  out_ << "}}}";
+  if (!array_) out_ << "\n";
+}
+
+void JsonSink::close() {
+  if (closed_ || !array_) return;
+  out_ << (first_run_ ? "[]\n" : "\n]\n");
+  closed_ = true;
+}
+
+std::unique_ptr<TrajectorySink> make_file_sink(OutputFormat format, const std::string& path) {
+  switch (format) {
+    case OutputFormat::hdf5: return std::make_unique<Hdf5TrajectoryWriter>(path);
+    case OutputFormat::csv: return std::make_unique<FileSink<CsvSink>>(path);
+    case OutputFormat::json: return std::make_unique<FileSink<JsonSink>>(path);
+  }
+  throw InternalError("unknown output format");
+}
+
+}  // namespace fedbench::io

@@ -1,0 +1,60 @@
+#include "suite/export_runs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/trajectory_file.hpp"
+#include "suite/results_store.hpp"
+
+namespace fedbench::suite {
+
+std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      const auto found = ResultsStore(input).finished_files();
+      if (found.empty())
+        throw UserError("no finished runs under " + input + "/runs; run a suite into it first");
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(input, ec)) {
+      files.push_back(input);
+    } else {
+      throw UserError(input + " is neither a run file nor a results directory");
+    }
+  }
+  return files;
+}
+
+long long export_runs(const std::vector<std::string>& files, io::OutputFormat format,
+                      std::ostream& out) {
+  std::vector<io::StoredRun> runs;
+  for (const auto& f : files) runs.push_back(io::read_trajectory(f));
+  auto id_of = [](const io::StoredRun& r) { return std::filesystem::path(r.path).stem().string(); };
+  long long rows = 0;
+  if (format == io::OutputFormat::csv) {
+    io::CsvLayout layout;
+    for (const auto& r : runs) layout.add(r.record.header);
+    io::CsvSink sink(out, std::move(layout));
+    for (const auto& r : runs) {
+      sink.set_id(id_of(r));
+      replay(r.record, sink);
+    }
+    return sink.rows_written();
+  }
+  if (format == io::OutputFormat::json) {
+    io::JsonSink sink(out, true);
+    for (const auto& r : runs) {
+      sink.set_id(id_of(r));
+      replay(r.record, sink);
+      rows += static_cast<long long>(r.record.rows.size());
+    }
+    sink.close();
+    return rows;
+  }
+  throw UserError("export writes csv or json; run files are already HDF5");
+}
+
+}  // namespace fedbench::suite

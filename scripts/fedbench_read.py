@@ -1,0 +1,237 @@
+"""Reads fedbench run files (HDF5, format versions 1 and 2) into pandas DataFrames.
+
+    import fedbench_read as fr
+    run = fr.load_run("run.h5")          # one row per trajectory row; run.attrs: the rest
+    df = fr.load_results("results/smoke") # every run of a results directory, long format
+
+load_run raises on a file it cannot read; load_results skips such files with a one-line
+warning on stderr. Uses numpy, h5py and pandas only (Debian's python3-* packages)."""
+import glob
+import os
+import re
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+FORMAT = "fedbench-trajectory"
+MAX_FORMAT_VERSION = 2
+# Per-run columns of load_results, before the parameters and the trajectory columns.
+RUN_COLUMNS = ["run_id", "problem", "solver", "seed", "status", "stop_reason", "message",
+               "primary_metric", "participation"]
+
+
+def metric_direction(name):
+    """Which way a metric improves, for files (v1) that do not store it."""
+    if "accuracy" in name or "auc" in name or name == "corrupted_low_weight":
+        return "max"
+    return "min"
+
+
+def _py(value):
+    """An HDF5 attribute as a plain Python value (str, int, float, or a list)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.ndarray):
+        return value.item() if value.size == 1 else [_py(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _param(text):
+    """Parameters are stored as canonical text; numbers become numbers so they sort and plot."""
+    text = _py(text)
+    if not isinstance(text, str):
+        return text
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _attrs(obj, parse=_py):
+    return {k: parse(obj.attrs[k]) for k in obj.attrs} if obj is not None else {}
+
+
+def load_run(path):
+    """One run file as a DataFrame: one row per trajectory row, one column per column.
+
+    df.attrs: "path", every root attribute, "problem_params", "solver_params", "constants",
+    "status", "final" (arrays of /final, {} in v1 files), "final_round" (v2), "columns_meta"
+    ({column: {kind, direction (metrics), description, unit}})."""
+    with h5py.File(path, "r") as f:
+        attrs = _attrs(f)
+        if attrs.get("format") != FORMAT:
+            raise ValueError(f"not a fedbench run file (format {attrs.get('format')!r})")
+        version = int(attrs.get("format_version", 0))
+        if not 1 <= version <= MAX_FORMAT_VERSION:
+            raise ValueError(f"format_version {version} is not one this reader knows "
+                             f"(1..{MAX_FORMAT_VERSION})")
+        t = f["trajectory"]
+        names = str(_py(t.attrs["columns"])).split(",") if "columns" in t.attrs else list(t)
+        data, meta = {}, {}
+        for name in names:
+            ds = t[name]
+            data[name] = ds[()]
+            # Only the documented keys: v2 columns also carry dimension-scale bookkeeping.
+            m = {k: _py(ds.attrs[k]) for k in ("kind", "direction", "description", "unit")
+                 if k in ds.attrs}
+            if m.get("kind") == "metric" and "direction" not in m:
+                m["direction"] = metric_direction(name)
+            meta[name] = m
+        lengths = {len(v) for v in data.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"trajectory columns differ in length: {sorted(lengths)}")
+        params = f.get("params")
+        final = f.get("final")
+        df = pd.DataFrame(data, columns=names)
+        df.attrs.update(attrs)
+        df.attrs.setdefault("primary_metric", "rel_error")  # absent before fedbench 0.4
+        df.attrs["path"] = str(path)
+        df.attrs["problem_params"] = _attrs(params.get("problem") if params else None, _param)
+        df.attrs["solver_params"] = _attrs(params.get("solver") if params else None, _param)
+        df.attrs["constants"] = _attrs(f.get("constants"))
+        df.attrs["final"] = ({k: final[k][()] for k in final if isinstance(final[k], h5py.Dataset)}
+                             if final is not None else {})
+        if final is not None and "round" in final.attrs:
+            df.attrs["final_round"] = _py(final.attrs["round"])
+        df.attrs["columns_meta"] = meta
+    return df
+
+
+def run_files(sources):
+    """The .h5 files of results directories (their runs/, else the directory) and files."""
+    if isinstance(sources, (str, os.PathLike)):
+        sources = [sources]
+    paths = []
+    for s in sources:
+        s = os.fspath(s)
+        if os.path.isdir(s):
+            runs = os.path.join(s, "runs")
+            paths += sorted(glob.glob(os.path.join(runs if os.path.isdir(runs) else s, "*.h5")))
+        else:
+            paths.append(s)
+    return paths
+
+
+def read_runs(sources):
+    """load_run of every file of `sources`, skipping unreadable files with a warning."""
+    if isinstance(sources, pd.DataFrame):
+        return [sources]
+    if isinstance(sources, (list, tuple)) and sources and all(
+            isinstance(s, pd.DataFrame) for s in sources):
+        return list(sources)
+    runs = []
+    for path in run_files(sources):
+        if not os.path.exists(path):
+            print(f"fedbench_read: skipping {path}: no such file or directory", file=sys.stderr)
+            continue
+        try:
+            runs.append(load_run(path))
+        except Exception as e:  # noqa: BLE001 - any unreadable file is skipped, never a traceback
+            reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+            print(f"fedbench_read: skipping {path}: {reason}", file=sys.stderr)
+    return runs
+
+
+def _participation(config):
+    m = re.search(r"^\s*participation:\s*(\S+)", config or "", re.M)
+    return m.group(1) if m else ""
+
+
+def run_info(run):
+    """The per-run columns of one load_run DataFrame, as a dict."""
+    a = run.attrs
+    info = {"run_id": os.path.splitext(os.path.basename(a["path"]))[0],
+            "problem": a.get("problem", ""), "solver": a.get("solver", ""),
+            "seed": a.get("seed", 0), "status": a.get("status", ""),
+            "stop_reason": a.get("stop_reason", ""), "message": a.get("message", ""),
+            "primary_metric": a.get("primary_metric", "rel_error"),
+            "participation": _participation(a.get("config"))}
+    info.update({f"problem.{k}": v for k, v in a["problem_params"].items()})
+    info.update({f"solver.{k}": v for k, v in a["solver_params"].items()})
+    return info
+
+
+def load_results(sources):
+    """Every run of results directories / files (or load_run DataFrames) in one long DataFrame:
+    one row per trajectory row of every run, with the per-run columns RUN_COLUMNS, every
+    parameter as problem.<name> / solver.<name>, and every trajectory column."""
+    parts = []
+    for run in read_runs(sources):
+        part = run.copy()
+        part.attrs = {}
+        for k, v in reversed(list(run_info(run).items())):
+            part.insert(0, k, [v] * len(part))
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=RUN_COLUMNS)
+    df = pd.concat(parts, ignore_index=True, sort=False)
+    # Per-run columns first, then parameters, then the trajectory in file order.
+    params = sorted(c for c in df.columns if c.startswith(("problem.", "solver.")))
+    rest = [c for c in df.columns if c not in RUN_COLUMNS and c not in params]
+    return df[RUN_COLUMNS + params + rest]
+
+
+def run_table(sources):
+    """One row per run (also runs without trajectory rows): per-run columns, parameters,
+    rounds and wall_time."""
+    rows = []
+    for run in read_runs(sources):
+        info = run_info(run)
+        info.update(rounds=run.attrs.get("rounds", 0), wall_time=run.attrs.get("wall_time", np.nan),
+                    rows=len(run), path=run.attrs["path"])
+        rows.append(info)
+    return pd.DataFrame(rows, columns=None if rows else RUN_COLUMNS)
+
+
+def param_columns(df):
+    return [c for c in df.columns if c.startswith(("problem.", "solver."))]
+
+
+def varying_params(df):
+    """The parameter columns (problem.*, solver.*) that take more than one value in df
+    (a group of runs); a parameter only some runs have counts as varying."""
+    out = []
+    for c in param_columns(df):
+        values = df[c]
+        if values.isna().all():
+            continue
+        if values.astype(str).nunique(dropna=False) > 1:
+            out.append(c)
+    return out
+
+
+def resolve_key(df, key):
+    """A grouping key as a column of df: a column name, or a bare parameter name
+    (solver.<key> first, then problem.<key>)."""
+    for c in (key, f"solver.{key}", f"problem.{key}"):
+        if c in df.columns:
+            return c
+    raise KeyError(f"no column or parameter {key!r}; parameters: "
+                   f"{', '.join(c.split('.', 1)[1] for c in param_columns(df)) or 'none'}")
+
+
+def oracle_columns(df):
+    return [c for c in df.columns if c.endswith("_calls")]
+
+
+def add_derived(df):
+    """Adds `bytes` (up + down) and `oracle_calls` (sum of the *_calls columns) when absent."""
+    if "bytes" not in df.columns and {"bytes_up", "bytes_down"} <= set(df.columns):
+        df["bytes"] = df["bytes_up"] + df["bytes_down"]
+    calls = oracle_columns(df)
+    if "oracle_calls" not in df.columns and calls:
+        df["oracle_calls"] = df[calls].sum(axis=1, min_count=1)
+    return df
+
+
+def format_value(v):
+    """A parameter value for labels and tables: short numbers, plain strings."""
+    if isinstance(v, (float, np.floating)):
+        return "nan" if np.isnan(v) else f"{v:.3g}"
+    return str(v)

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""One static HTML page that reports a fedbench results directory.
+
+    report.py RESULTS_DIR -o OUT_DIR [--target 'METRIC<=V' | 'METRIC>=V']... [--metric M]
+              [--title TEXT]
+
+Writes OUT_DIR/index.html: self-contained (figures are base64 PNGs, inline CSS, no JavaScript).
+Per problem configuration (problem, its parameters, participation): convergence of each
+solver's best configuration against rounds, oracle calls, bytes and solver time; final metrics;
+cost to reach a target; diverged and failed runs; the grid tried. Then the build environment.
+The best configuration of a solver has the best median over seeds of the metric (the runs'
+primary_metric unless --metric) at the last round every run that ended ok reached; diverged
+and failed runs score worst. Uses numpy, pandas, h5py and matplotlib (Agg)."""
+import argparse
+import datetime
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fedbench_curves as fc  # noqa: E402
+import fedbench_read as fr  # noqa: E402
+import plot as fplot  # noqa: E402
+import report_html as H  # noqa: E402
+
+PANELS = [("round", "communication rounds"), ("oracle_calls", "oracle calls (all kinds)"),
+          ("bytes", "bytes sent (up + down)"), ("wall_time", "solver time (s)")]
+ENV_ATTRS = {"fedbench_version": "fedbench version", "git_commit": "commit", "compiler": "compiler",
+             "format_version": "run file format", "env_cpu_model": "CPU", "env_cores": "cores",
+             "env_threads": "threads per run", "env_mpi_ranks": "MPI ranks",
+             "env_eigen_version": "Eigen", "env_hdf5_version": "HDF5", "env_compiler": "compiler (run)",
+             "setup_time": "setup time, all runs", "eval_time": "evaluation time, all runs",
+             "wall_time": "solver time, all runs"}
+
+
+def params_text(params, keys=None):
+    keys = sorted(params) if keys is None else keys
+    return ", ".join(f"{k}={fr.format_value(params[k])}" for k in keys if k in params) or "—"
+
+
+def lower_median(values):
+    """The ceil(n/2)-th smallest: the cost by which at least half of the seeds got there
+    (a plain median of [40, inf] would say never)."""
+    v = np.sort(np.asarray(values, float))
+    return v[(len(v) - 1) // 2] if len(v) else np.nan
+
+
+class Section:
+    """The runs of one problem configuration and what the page says about them."""
+
+    def __init__(self, runs, metric_wanted):
+        self.runs = runs
+        a = runs[0].attrs
+        self.problem, self.problem_params = a.get("problem", "?"), a["problem_params"]
+        self.participation = fr.run_info(runs[0])["participation"]
+        metrics = [c for r in runs for c, m in r.attrs["columns_meta"].items() if m.get("kind") == "metric"]
+        self.metrics = list(dict.fromkeys(metrics))
+        primary = pd.Series([r.attrs["primary_metric"] for r in runs]).mode()[0]
+        self.metric = metric_wanted if metric_wanted in self.metrics else primary
+        self.direction = self.direction_of(self.metric)
+        self.configs = {}  # (solver, params) -> runs (its seeds)
+        for r in runs:
+            key = (r.attrs.get("solver", "?"), tuple(sorted(r.attrs["solver_params"].items())))
+            self.configs.setdefault(key, []).append(r)
+        ok = [r for r in runs if r.attrs.get("status") == "ok" and len(r)]
+        ends = {int(r["round"].iloc[-1]) for r in ok}
+        self.common_round = min(ends) if ends else None
+        self.same_end = len(ends) <= 1
+        self.scores = {k: self.score(v) for k, v in self.configs.items()}
+        self.best = {}
+        for key in sorted(self.configs, key=lambda k: (self.rank_key(self.scores[k]), str(k))):
+            self.best.setdefault(key[0], key)
+        self.solvers = sorted(self.best, key=lambda s: (self.rank_key(self.scores[self.best[s]]), s))
+
+    def direction_of(self, metric):
+        for r in self.runs:
+            if metric in r.attrs["columns_meta"]:
+                return r.attrs["columns_meta"][metric].get("direction", "min")
+        return fr.metric_direction(metric)
+
+    def worst(self):
+        return np.inf if self.direction == "min" else -np.inf
+
+    def rank_key(self, score):
+        return score if self.direction == "min" else -score
+
+    def score(self, runs):
+        values = []
+        for r in runs:
+            v = np.nan
+            if r.attrs.get("status") == "ok" and len(r) and self.metric in r.columns:
+                v = fc.value_at_round(r, self.metric, self.common_round)
+            values.append(v if np.isfinite(v) else self.worst())
+        return float(np.median(values))
+
+    def varied(self, solver):
+        """Solver parameters that take several values in this section's grid."""
+        runs = [r for (s, _), rs in self.configs.items() if s == solver for r in rs]
+        info = pd.DataFrame([fr.run_info(r) for r in runs])
+        return [c.split(".", 1)[1] for c in fr.varying_params(info) if c.startswith("solver.")]
+
+    def best_label(self, solver):
+        params = dict(self.best[solver][1])
+        varied = self.varied(solver)
+        return solver + ("" if not varied else " " + params_text(params, varied).replace(", ", " "))
+
+
+def figure(sec, colors):
+    """Four panels: the metric of each solver's best configuration (median and min-max over
+    seeds) against rounds, oracle calls, bytes and solver time."""
+    runs = [r for s in sec.solvers for r in sec.configs[sec.best[s]] if len(r)]
+    runs = [r for r in runs if sec.metric in r.columns]
+    if not runs:
+        return "<p class=note>No run of this configuration has rows to plot.</p>"
+    info = pd.DataFrame([fr.run_info(r) for r in runs])
+    values = np.concatenate([r[sec.metric].to_numpy(float) for r in runs])
+    limit = fc.absurd_limit([r[sec.metric].to_numpy(float) for r in runs])
+    good = values[np.isfinite(values) & (np.abs(values) <= limit)]
+    log = sec.direction == "min" and good.size and good.min() > 0 and good.max() / good.min() > 100
+    fig, axes = plt.subplots(2, 2, figsize=(11.5, 7.6))
+    for ax, (xcol, xlabel) in zip(axes.flat, PANELS):
+        curves = fplot.build_curves(runs, info, xcol, sec.metric, ["solver"], log)
+        solvers = [c["label"] for c in curves]  # grouped by solver: the label is its name
+        for c, s in zip(curves, solvers):
+            c["label"] = sec.best_label(s)
+        fplot.draw(ax, curves, log, colors=[colors[s] for s in solvers])
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(f"{sec.metric} {H.ARROW.get(sec.direction, '')}")
+        if xcol != "round":
+            ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    width = max(len(t) for t in labels)  # fewer, wider legend columns for long labels
+    ncol = min(len(labels), 4 if width <= 34 else 3 if width <= 52 else 2)
+    fig.legend(handles, labels, loc="upper center", ncol=ncol, fontsize=9, frameon=False)
+    rows = -(-len(labels) // ncol)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.035 * rows - 0.01))
+    img = H.fig_img(fig, f"{sec.metric} of each solver's best configuration")
+    plt.close(fig)
+    return img
+
+
+def final_table(sec):
+    metrics = [sec.metric] + [m for m in sec.metrics if m != sec.metric]
+    rows, columns = [], {m: [] for m in metrics}
+    for rank, s in enumerate(sec.solvers, 1):
+        runs = sec.configs[sec.best[s]]
+        ok = [r for r in runs if r.attrs.get("status") == "ok" and len(r)]
+        varied = sec.varied(s)
+        row = [rank, s, params_text(dict(sec.best[s][1]), varied) if varied else "—",
+               f"{len(ok)}/{len(runs)}",
+               H.num(np.median([r["round"].iloc[-1] for r in ok]) if ok else np.nan, 6),
+               H.num(np.median([r.attrs.get("wall_time", np.nan) for r in ok]) if ok else np.nan, 3)]
+        for m in metrics:
+            vals = [r[m].iloc[-1] for r in ok if m in r.columns]
+            v = float(np.median(vals)) if vals else np.nan
+            columns[m].append(v)
+            row.append(v)
+        rows.append(row)
+    for j, m in enumerate(metrics):  # bold the best value of each metric
+        vals = np.array(columns[m], float)
+        if np.isfinite(vals).any():
+            best = np.nanmin(vals) if sec.direction_of(m) == "min" else np.nanmax(vals)
+            for i, row in enumerate(rows):
+                v = row[6 + j]
+                row[6 + j] = (H.num(v), "best") if v == best else H.num(v)
+        else:
+            for row in rows:
+                row[6 + j] = H.num(row[6 + j])
+    header = ["#", "solver", "best configuration", "seeds ok", "rounds", "time (s)"]
+    header += [f"{m} {H.ARROW.get(sec.direction_of(m), '')}" for m in metrics]
+    return H.table(header, rows, numeric={0, 3, 4, 5} | set(range(6, 6 + len(metrics))), nowrap={1})
+
+
+def default_target(sec):
+    """The worst of the solvers' best scores: a level every solver's best configuration
+    reaches (at the median), so the table compares how fast each gets there."""
+    scores = [sec.scores[sec.best[s]] for s in sec.solvers]
+    finite = [v for v in scores if np.isfinite(v)]
+    if not finite:
+        return None
+    value = max(finite) if sec.direction == "min" else min(finite)
+    return sec.metric, "<=" if sec.direction == "min" else ">=", value
+
+
+def target_table(sec, target):
+    metric, op, value = target
+    rows = []
+    for s in sec.solvers:
+        hits = []
+        for r in sec.configs[sec.best[s]]:  # a run without rows or the metric never reaches it
+            y = r[metric].to_numpy(float) if metric in r.columns else np.zeros(0)
+            alive = r.iloc[:fc.alive_rows(y, fc.absurd_limit([y]))]  # not past divergence
+            hits.append(fc.first_reach(alive, metric, op, value, ("round", "oracle_calls", "bytes"))
+                        if len(alive) else dict.fromkeys(("round", "oracle_calls", "bytes"), np.inf))
+        reached = sum(np.isfinite(h["round"]) for h in hits)
+        cost = {c: lower_median([h[c] for h in hits]) for c in ("round", "oracle_calls", "bytes")}
+        never = not np.isfinite(cost["round"])
+        rows.append((cost["round"], [s, f"{reached}/{len(sec.configs[sec.best[s]])}",
+                     "not reached" if never else H.count(cost["round"]),
+                     "—" if never else H.count(cost["oracle_calls"]),
+                     "—" if never else H.count(cost["bytes"], "B")]))
+    rows = [row for _, row in sorted(rows, key=lambda t: (np.nan_to_num(t[0], nan=np.inf), t[1][0]))]
+    return H.table(["solver", "seeds reaching", "rounds", "oracle calls", "bytes"], rows,
+                   numeric={1, 2, 3, 4}, nowrap={0})
+
+
+def failed_table(sec):
+    bad = [r for r in sec.runs if r.attrs.get("status") != "ok"]
+    if not bad:
+        return "<p class=note>None: every run ended ok.</p>"
+    rows = []
+    for r in sorted(bad, key=lambda r: (r.attrs.get("solver", ""), str(r.attrs["solver_params"]))):
+        a = r.attrs
+        varied = sec.varied(a.get("solver"))
+        rows.append([H.esc(a.get("solver", "")), H.esc(params_text(a["solver_params"], varied or None)),
+                     H.esc(a.get("seed", "")), H.badge(a.get("status", "?")),
+                     H.esc(a.get("stop_reason", "")), H.esc(a.get("rounds", "")),
+                     f'<span class=msg>{H.esc(a.get("message", ""))}</span>',
+                     f"<code>{H.esc(fr.run_info(r)['run_id'])}</code>"])
+    return H.table(["solver", "configuration", "seed", "status", "stop reason", "rounds",
+                    "message", "file"], rows, numeric={2, 5}, raw=set(range(8)), nowrap={0, 3})
+
+
+def grid_table(sec):
+    rows = []
+    for s in sorted(sec.best):
+        runs = [r for (sv, _), rs in sec.configs.items() if sv == s for r in rs]
+        varied = sec.varied(s)
+        values = {k: sorted({r.attrs["solver_params"].get(k) for r in runs}, key=lambda v: (str(type(v)), v))
+                  for k in varied}
+        fixed = {k: v for k, v in runs[0].attrs["solver_params"].items() if k not in varied}
+        statuses = pd.Series([r.attrs.get("status") for r in runs]).value_counts()
+        rows.append([H.esc(s), len({k for k in sec.configs if k[0] == s}),
+                     "; ".join(f"{H.esc(k)} ∈ {{{H.esc(', '.join(fr.format_value(v) for v in vs))}}}"
+                               for k, vs in values.items()) or "—",
+                     f'<span class=msg>{H.esc(params_text(fixed))}</span>',
+                     H.esc(", ".join(str(v) for v in sorted({r.attrs.get('seed') for r in runs}))),
+                     " ".join(f"{H.badge(k)} {n}" for k, n in statuses.items())])
+    return H.table(["solver", "configurations", "values tried", "fixed", "seeds", "runs"], rows,
+                   numeric={1}, raw=set(range(6)), nowrap={0, 5})
+
+
+def section_html(k, sec, targets, colors):
+    out = [f'<h2 id="s{k}">{H.esc(sec.problem)}</h2>',
+           f'<p class=meta>{H.esc(params_text(sec.problem_params))} · participation '
+           f'<code>{H.esc(sec.participation or "?")}</code> · {H.plural(len(sec.runs), "run")}, '
+           f'{H.plural(len(sec.best), "solver")}, {H.plural(len(sec.configs), "configuration")}</p>']
+    arrow = "lowest" if sec.direction == "min" else "highest"
+    when = "final" if sec.same_end else f"at round {sec.common_round} (the last round every ok run reached)"
+    out.append(f"<h3>Convergence of each solver's best configuration</h3>"
+               f"<figure>{figure(sec, colors)}<figcaption>Best configuration: {arrow} median over "
+               f"seeds of <code>{H.esc(sec.metric)}</code> {when}; diverged and failed runs count as "
+               f"worst. Line: median over the seeds still running; band: min–max; × where a "
+               f"curve ends by divergence. Oracle calls: all *_calls columns summed over clients."
+               f"</figcaption></figure>")
+    out.append("<h3>Final metrics (median over seeds that ended ok)</h3>" + final_table(sec))
+    out.append("<p class=note>↓ lower is better, ↑ higher is better; bold: best per column; "
+               "time: seconds of solver work, evaluation excluded.</p>")
+    given = [t for t in targets if t[0] in sec.metrics]
+    chosen = given or ([default_target(sec)] if default_target(sec) else [])
+    out.append("<h3>Cost to reach a target</h3>")
+    if not chosen:
+        out.append("<p class=note>No target: no solver's best configuration has a finite value.</p>")
+    for t in chosen:
+        why = ("given with --target" if given else
+               f"by default the worst of the solvers' best median {H.esc(t[0])} {when}, a level "
+               f"every solver's best configuration reaches; --target METRIC&lt;=V or &gt;=V "
+               f"overrides")
+        out.append(f"<p class=meta>Target <code>{H.esc(t[0])} {H.esc(t[1])} {H.num(t[2])}</code> "
+                   f"({why}). Costs are the first recorded row meeting it, the median over the "
+                   f"seeds (the ⌈n/2⌉-th smallest, so half of the seeds got there).</p>")
+        out.append(target_table(sec, t))
+    out.append("<h3>Diverged and failed runs</h3>" + failed_table(sec))
+    out.append("<h3>Grid</h3>" + grid_table(sec))
+    return "\n".join(out)
+
+
+def environment_html(runs):
+    rows = []
+    for a, label in ENV_ATTRS.items():
+        vals = [r.attrs[a] for r in runs if a in r.attrs]
+        if not vals:
+            continue
+        if a.endswith("_time"):  # seconds: summed over the runs
+            text = H.esc(H.num(float(np.nansum(vals)), 3) + " s")
+        else:  # one value, or each value with its number of runs
+            counts = pd.Series([str(v) for v in vals]).value_counts()
+            text = "; ".join(H.esc(f"{v} ({n} runs)" if len(counts) > 1 else v) for v, n in counts.items())
+        rows.append([f"{H.esc(label)} <code>{H.esc(a)}</code>", text])
+    return '<h2 id="env">Environment</h2>' + H.table(["attribute", "value"], rows, raw={0, 1})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("results", help="results directory (runs/*.h5)")
+    ap.add_argument("-o", "--out", required=True, help="output directory for index.html")
+    ap.add_argument("--target", action="append", default=[], help="METRIC<=V or METRIC>=V")
+    ap.add_argument("--metric", default="", help="metric that ranks configurations and is plotted")
+    ap.add_argument("--title", default="")
+    args = ap.parse_args()
+    try:
+        targets = [fc.parse_target(t) for t in args.target]
+    except ValueError as e:
+        sys.exit(f"report.py: --target: {e}")
+    files = fr.run_files(args.results)
+    runs = [fr.add_derived(r) for r in fr.read_runs(files)]
+    if not runs:
+        sys.exit(f"report.py: no readable run file in {args.results}")
+
+    groups = {}
+    for r in runs:
+        key = (r.attrs.get("problem", "?"), str(sorted(r.attrs["problem_params"].items())),
+               fr.run_info(r)["participation"])
+        groups.setdefault(key, []).append(r)
+    sections = [Section(groups[k], args.metric) for k in sorted(groups)]
+    solvers = sorted({r.attrs.get("solver", "?") for r in runs})
+    cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
+    colors = {s: cmap(i % cmap.N) for i, s in enumerate(solvers)}
+
+    skipped = len(files) - len(runs)
+    status = pd.Series([r.attrs.get("status", "?") for r in runs]).value_counts()
+    title = args.title or f"fedbench report: {os.path.basename(os.path.abspath(args.results))}"
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    body = [f"<header><h1>{H.esc(title)}</h1>",
+            f"<p class=meta>Generated {H.esc(now)} from <code>{H.esc(os.path.abspath(args.results))}"
+            f"</code></p><p class=meta>{H.plural(len(runs), 'run')}: "
+            + " ".join(f"{H.badge(k)} {n}" for k, n in status.items())
+            + (f" · {skipped} unreadable file{'s' if skipped > 1 else ''} skipped" if skipped else "")
+            + f" · {H.plural(len(sections), 'problem configuration')} · {H.plural(len(solvers), 'solver')}"
+            "</p></header>",
+            "<nav><ul>" + "".join(
+                f'<li><a href="#s{k}">{H.esc(s.problem)}</a> <span class=note>'
+                f'{H.esc(params_text(s.problem_params))}</span></li>' for k, s in enumerate(sections, 1))
+            + '<li><a href="#env">Environment</a></li></ul></nav>']
+    body += [section_html(k, s, targets, colors) for k, s in enumerate(sections, 1)]
+    body.append(environment_html(runs))
+    os.makedirs(args.out, exist_ok=True)
+    out = os.path.join(args.out, "index.html")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(H.page(title, "\n".join(body)))
+    print(f"report.py: wrote {out} ({len(runs)} runs, {len(sections)} problem configurations)")
+
+
+if __name__ == "__main__":
+    main()
