@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i)
     fedbench::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
   CLI::App app{"fedbench: reproducible benchmarks of federated minimax and bilevel optimization"};
-  app.set_version_flag("--version", fedbench::fedbench_version() + " (" +
+  app.set_version_flag("--version", "fedbench " + fedbench::fedbench_version() + " (" +
                                         fedbench::git_commit() + ")");
   app.require_subcommand(1);
   std::map<CLI::App*, std::function<int()>> commands;

@@ -3,7 +3,7 @@
 # of their Fig. 1 (and distributed GDA) at their theoretical step sizes, deterministic (Fig. 1a)
 # and stochastic (Fig. 1b), 400 communication rounds; then the bilevel hyperparameter problem
 # of Zhang et al. (2025), Section 5.1, on a9a with every bilevel solver (one seed, 1000 rounds;
-# the full experiment is results/suites/seed003-a9a.yaml); trajectories to HDF5, plots to PNG.
+# the full experiment is results/suites/zhang2025-a9a.yaml); trajectories to HDF5, plots to PNG.
 set -euo pipefail
 fedbench=${1:-build/bin/fedbench}
 out=${2:-results/demo}
