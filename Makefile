@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test demo bench install clean
+.PHONY: all deps build test demo bench reproduce install clean
 
 all: build
 
@@ -26,6 +26,12 @@ demo: build
 
 bench: build
 	$(BUILD)/bin/fedbench_bench --benchmark_min_time=0.2
+
+# Every paper experiment in full (results/experiments): tuning, selection, report, claims.
+# Goes on after a failed claim and fails at the end if any did.
+reproduce: build
+	@status=0; for name in $$($(BUILD)/bin/fedbench reproduce --list | grep -E '^[a-z0-9-]+$$'); do \
+	  echo "== $$name"; $(BUILD)/bin/fedbench reproduce $$name -q || status=1; done; exit $$status
 
 # Builds fedbench and its man page only, then installs under $(PREFIX) (DESTDIR is honoured).
 install: deps $(BUILD)/CMakeCache.txt

@@ -53,8 +53,13 @@ std::function<int()> add_plan(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_flag("--json", o->json, "print the runs as JSON instead of a table");
   return [o] {
-    const suite::Suite s = suite::load_suite(
-        o->suite, {o->solver_params, o->problem_params, o->results, o->only_problems, o->only_solvers});
+    suite::SuiteOverrides overrides;
+    overrides.solver_params = o->solver_params;
+    overrides.problem_params = o->problem_params;
+    overrides.results_dir = o->results;
+    overrides.only_problems = o->only_problems;
+    overrides.only_solvers = o->only_solvers;
+    const suite::Suite s = suite::load_suite(o->suite, overrides);
     suite::validate_suite(s);
     const suite::ResultsStore store(s.results_dir);
     if (o->json) {

@@ -22,5 +22,6 @@ std::function<int()> add_select(CLI::App& app);
 std::function<int()> add_data(CLI::App& app);
 std::function<int()> add_instance(CLI::App& app);
 std::function<int()> add_report(CLI::App& app);
+std::function<int()> add_reproduce(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,
                    fedbench::cli::add_check, fedbench::cli::add_select,
                    fedbench::cli::add_data, fedbench::cli::add_instance,
-                   fedbench::cli::add_report}) {
+                   fedbench::cli::add_report, fedbench::cli::add_reproduce}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   app.footer("Subcommands: list and describe (problems, solvers, their parameters), run (one run or "
              "a suite), show (a run file), plan (a suite's runs), export (CSV), check (against "
              "stored references), select (best configuration per solver), report (an HTML page of "
-             "a results directory), instance (a problem's data for checks outside fedbench), data "
+             "a results directory), reproduce (a paper experiment with its claims checked), instance (a problem's data for checks outside fedbench), data "
              "(datasets). "
              "Details: fedbench SUBCOMMAND --help.");
   try {

@@ -225,8 +225,10 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
       seeds.push_back(static_cast<std::uint64_t>(v));
     }
   }
+  if (!overrides.seeds.empty()) seeds = overrides.seeds;
   Budget budget;
   if (root["rounds"]) budget.rounds = whole_number(root["rounds"], path, "rounds", 0);
+  if (overrides.rounds) budget.rounds = *overrides.rounds;
   if (const auto b = root["budget"]) {
     check_keys(b, {"max_samples", "max_bytes", "time_limit", "target", "divergence_factor"}, path,
                "budget");

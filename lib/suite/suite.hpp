@@ -22,6 +22,8 @@
 // numbers canonical, `theory` kept as asked) and the implementation versions of its solver and
 // problem, so the same run asked twice, in any suite, has the same id.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,9 @@ struct SuiteOverrides {
   std::string results_dir;                                  //!< empty: from the file
   //! Only the entries with these names (empty: all); a name the suite lacks is an error.
   std::vector<std::string> only_problems, only_solvers;
+  //! Replace the file's seeds and rounds (experiments: report seeds, quick budgets).
+  std::vector<std::uint64_t> seeds;
+  std::optional<std::int64_t> rounds;
 };
 
 //! Reads, expands and checks names and parameter values; throws UserError "FILE:LINE: ...".

@@ -36,6 +36,7 @@
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
+#include "problems/common/instance_rows.hpp"
 #include "problems/common/softmax_rows.hpp"
 
 namespace fedbench::problems {
@@ -65,7 +66,7 @@ class DataHypercleaning : public BilevelProblem {
                  "seed of subsample, test split, partition and corruption");
   }
 
-  explicit DataHypercleaning(const Params& p) : ridge_(p.ridge) {
+  explicit DataHypercleaning(const Params& p) : ridge_(p.ridge), dense_(dense_rows(p.dataset)) {
     const std::uint64_t seed = static_cast<std::uint64_t>(p.partition_seed);
     auto data = datasets::load_train_test(p.dataset, p.test_fraction, seed);
     if (data.classes < 2)
@@ -79,6 +80,7 @@ class DataHypercleaning : public BilevelProblem {
     d_ = X_.cols;
     assign_clients(p, seed);
     store_in_order(X_, labels_, {&train_, &validation_});
+    clean_labels_ = labels_;
     corrupt(p.corruption, seed);
     set_bilevel_shape(static_cast<Index>(corrupted_.size()), (d_ + 1) * classes_, ClientSplit::sizes(train_),
                       ClientSplit::sizes(validation_));
@@ -89,6 +91,30 @@ class DataHypercleaning : public BilevelProblem {
   }
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(train_, labels_);  // observed (corrupted) training labels
+  }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, W): x[x_offsets[i] + j] is the weight logit of client i's j-th training row train_rows[j], "
+             "W in R^{C x (d+1)} feature-major (W[k, q] at dim_x + q*C + k; q = d is the bias); "
+             "logits of a row a: W (a, 1), CE = log sum exp(logits) - logits[label]; "
+             "f_i = mean CE over the client's validation_rows, upper_value = mean_i f_i; "
+             "g_i = mean over the client's training rows of sigmoid(x_j) CE + ridge ||W||^2 (labels: the observed "
+             "ones); test metrics: argmax of the logits (first maximum) on test/X; corrupted_low_weight and "
+             "clean_low_weight: fraction of corrupted / clean entries of x below 0", "");
+    out.scalar("ridge", ridge_, "gamma_r of gamma_r ||W||_F^2");
+    out.scalar("classes", static_cast<double>(classes_), "C, classes");
+    write_rows(out, "X", X_, dense_, "training and validation rows a_j of every client");
+    write_labels(out, "labels", labels_, "observed class id of every row of X (training rows: after corruption)");
+    write_labels(out, "clean_labels", clean_labels_, "original class id of every row of X, before corruption");
+    write_client_rows(out, "train_rows", train_, "the client's (label-corrupted) training rows of X");
+    write_client_rows(out, "validation_rows", validation_, "the client's clean validation rows of X");
+    out.indices("x_offsets", x_offset_, "x_offsets[i]: first entry of x weighting client i's training rows");
+    Vec flags(static_cast<Index>(corrupted_.size()));
+    for (std::size_t j = 0; j < corrupted_.size(); ++j) flags(static_cast<Index>(j)) = corrupted_[j] ? 1.0 : 0.0;
+    out.vector("corrupted", flags, "1 where the training row weighted by x[j] had its label changed, else 0");
+    if (test_X_.rows == 0) return;
+    write_rows(out, "test/X", test_X_, dense_, "test rows");
+    write_labels(out, "test/y", test_labels_, "class id of every test row");
   }
 
  protected:
@@ -321,9 +347,11 @@ class DataHypercleaning : public BilevelProblem {
   }
 
   double ridge_;
+  bool dense_;  // image data: written dense by write_instance
   Index classes_ = 0, d_ = 0;
   datasets::CsrMatrix X_, test_X_;        // training + validation pool; test set
   std::vector<double> labels_, test_labels_;  // class ids (training rows: after corruption)
+  std::vector<double> clean_labels_;          // class ids of X_'s rows before corruption
   datasets::Partition train_, validation_;     // per client: rows of X_
   std::vector<Index> x_offset_;                // client i's weights: x(x_offset_[i] + j)
   std::vector<bool> corrupted_;                // per entry of x

@@ -78,6 +78,19 @@ class HyperLogreg : public BilevelProblem {
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(data_.train, data_.labels);  // of the lower-level (training) rows
   }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, y): x in R^d, y in R^{d x c} feature-major (y[q, k] at d + q*c + k), c = columns; "
+             "logits of a row a: a^T y (columns == classes), or (0, a^T y) for the logistic model (columns = 1); "
+             "CE = log sum exp(logits) - logits[b]; "
+             "f_i(x, y) = mean CE over the client's validation_rows, upper_value = mean_i f_i; "
+             "g_i(x, y) = mean CE over the client's train_rows + reg_scale sum_q exp(x_q) sum_k y[q, k]^2; "
+             "model_test_accuracy: argmax of the logits (first maximum) at the model's y over test_rows", "");
+    out.scalar("reg_scale", reg_scale_, "1/(c d) of the regulariser");
+    out.scalar("classes", static_cast<double>(classes_), "C, classes of the data");
+    out.scalar("columns", static_cast<double>(columns_), "c, columns of y (C, or 1 for the logistic model)");
+    write_client_split(out, data_);
+  }
 
  protected:
   void do_upper_grad_x(int, std::span<const Index>, const Vec&, Vec& out) const override {

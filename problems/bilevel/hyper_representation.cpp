@@ -80,6 +80,23 @@ class HyperRepresentation : public BilevelProblem {
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(data_.train, data_.labels);  // of the lower-level (training) rows
   }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, y): x = (W1 column-major H x d: W1[h, q] at q*H + h, then b1 in R^H), "
+             "y = (Y column-major C x H: Y[k, h] at dim_x + h*C + k, then c in R^C); "
+             "hidden features phi(W1 a + b1) (phi = activation), logits Y phi(W1 a + b1) + c, "
+             "CE = log sum exp(logits) - logits[b]; "
+             "f_i = mean CE over the client's validation_rows, upper_value = mean_i f_i; "
+             "g_i = mean CE over the client's train_rows + (ridge/2) ||y||^2; "
+             "model_test_accuracy: argmax of the logits (first maximum) at the model's z over test_rows", "");
+    out.text("activation", relu_ ? "relu" : "tanh", "phi of the hidden layer");
+    out.scalar("ridge", ridge_, "gamma of (gamma/2) ||y||^2");
+    out.scalar("hidden", static_cast<double>(hidden_), "H, hidden width");
+    out.matrix("init/W1", Eigen::Map<const Mat>(start_.data(), hidden_, d_),
+               "W1 at the start (H x d), U(-1/sqrt(d), 1/sqrt(d))");
+    out.vector("init/b1", start_.segment(hidden_ * d_, hidden_), "b1 at the start, U(-1/sqrt(d), 1/sqrt(d))");
+    write_client_split(out, data_);
+  }
 
  protected:
   void do_upper_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {

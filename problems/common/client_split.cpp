@@ -6,6 +6,7 @@
 #include "core/random.hpp"
 #include "datasets/registry.hpp"
 #include "datasets/train_test.hpp"
+#include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -59,6 +60,7 @@ ClientSplit split_over_clients(const ClientSplitRequest& r) {
   auto data = datasets::load_data(r.dataset, r.file);
   ClientSplit out;
   out.classes = info.classes;
+  out.images = info.format == "idx";
   keep_random_rows(data.X, data.labels, r.rows, r.seed, r.owner, r.dataset + " (" + r.file + ")");
   out.X = std::move(data.X);
   // Class ids 0..C-1 in the registry's encoding order (binary: -1 -> 0, +1 -> 1).
@@ -78,6 +80,15 @@ ClientSplit split_over_clients(const ClientSplitRequest& r) {
   out.test_rows = split.test;
   store_in_order(out.X, out.labels, {&out.train, &out.validation}, &out.test_rows);
   return out;
+}
+
+void write_client_split(InstanceWriter& out, const ClientSplit& data) {
+  write_rows(out, "X", data.X, data.images,
+             "every row a_j of the file kept: the clients' training rows, their validation rows, then the test rows");
+  write_labels(out, "labels", data.labels, "class id b_j in 0..C-1 of every row of X (binary data: 0 = -1, 1 = +1)");
+  write_client_rows(out, "train_rows", data.train, "the client's lower-level (training) rows of X");
+  write_client_rows(out, "validation_rows", data.validation, "the client's upper-level (validation) rows of X");
+  out.indices("test_rows", data.test_rows, "the test rows of X (held out from every client)");
 }
 
 }  // namespace fedbench::problems

@@ -11,6 +11,7 @@
 #include "core/types.hpp"
 #include "datasets/libsvm.hpp"
 #include "datasets/partition.hpp"
+#include "problem/instance_writer.hpp"
 
 namespace fedbench::problems {
 
@@ -43,6 +44,7 @@ struct ClientSplit {
   int classes = 0;
   datasets::Partition train, validation;  //!< per client: rows of X, stored contiguously
   std::vector<Index> test_rows;           //!< after all client rows
+  bool images = false;                    //!< image data (IDX): `fedbench instance` writes X dense
 
   static std::vector<Index> sizes(const datasets::Partition& parts) {
     std::vector<Index> out;
@@ -62,5 +64,8 @@ ClientSplitRequest split_request(const std::string& owner, const Params& p) {
 //! One file of a labelled dataset split as the header says; throws UserError naming the
 //! owner for an unlabelled dataset or when a client would get no training or validation row.
 ClientSplit split_over_clients(const ClientSplitRequest& request);
+
+//! Writes X, the class ids, test_rows and every client's train_rows and validation_rows.
+void write_client_split(InstanceWriter& out, const ClientSplit& data);
 
 }  // namespace fedbench::problems

@@ -27,6 +27,7 @@
 #include "linalg/projections.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
+#include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -57,7 +58,7 @@ class FairClassification : public MinimaxProblem {
   }
 
   explicit FairClassification(const Params& p)
-      : rho_(p.rho), nonconvex_(p.regularizer == Params::Regularizer::nonconvex) {
+      : rho_(p.rho), nonconvex_(p.regularizer == Params::Regularizer::nonconvex), dense_(dense_rows(p.dataset)) {
     const auto& info = datasets::dataset_info(p.dataset);
     if (info.classes < 2) throw UserError("problem fair-classification: " + p.dataset + " is not labelled");
     C_ = info.classes;
@@ -96,6 +97,24 @@ class FairClassification : public MinimaxProblem {
   }
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(clients_, y_);
+  }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (W, b, y): x = (W row-major C x d: W[k, q] at k*d + q, then b in R^C), y in R^C on the simplex; "
+             "logits of a row a: W a + b, l_j = CE of row j at its class c_j; "
+             "f_i = mean over the client's rows j of y[c_j] l_j / prior[c_j] + R(W), f = mean_i f_i; "
+             "R = (rho/2) ||W||^2 (regularizer l2) or rho sum W^2 / (1 + W^2) (nonconvex); "
+             "max_class_loss = max_c mean over all training rows of [c_j = c] l_j / prior[c] + R(W); "
+             "test_accuracy and worst_class_accuracy: argmax of W a + b (first maximum) on test/X", "");
+    out.text("regularizer", nonconvex_ ? "nonconvex" : "l2", "R(W): l2 or nonconvex");
+    out.scalar("rho", rho_, "rho, the regularisation weight");
+    write_rows(out, "train/X", X_, dense_, "training rows a_j, features scaled as in the run");
+    write_labels(out, "train/y", y_, "class id c_j in 0..C-1 of every training row");
+    out.vector("prior", Eigen::Map<const Vec>(prior_.data(), C_), "prior[c], the fraction of training rows in class c");
+    write_client_rows(out, "rows", clients_, "the client's rows of train/X");
+    if (test_X_.rows == 0) return;
+    write_rows(out, "test/X", test_X_, dense_, "test rows, scaled as the training rows");
+    write_labels(out, "test/y", test_y_, "class id of every test row");
   }
 
  protected:
@@ -221,6 +240,7 @@ class FairClassification : public MinimaxProblem {
 
   double rho_;
   bool nonconvex_;
+  bool dense_;  // image data: written dense by write_instance
   int C_ = 0;
   Index d_ = 0;
   datasets::CsrMatrix X_, test_X_;

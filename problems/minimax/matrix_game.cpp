@@ -69,6 +69,15 @@ class MatrixGame : public MinimaxProblem {
     linalg::project_simplex(z.head(d_), scratch);
     linalg::project_simplex(z.tail(d_), scratch);
   }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, y), x in R^d (min player) and y in R^d (max player) each on the probability simplex; "
+             "f(x, y) = mean_i x^T A_i y, F_i(z) = (A_i y, -A_i^T x); "
+             "duality_gap = max_j (Abar^T x)_j - min_r (Abar y)_r with Abar = mean_i A_i", "");
+    for (std::size_t i = 0; i < A_.size(); ++i)
+      out.matrix("clients/" + std::to_string(i) + "/A", A_[i], "A_i, the client's payoff matrix (d x d)");
+    out.matrix("global/A", mean_, "Abar = mean over clients of A_i");
+  }
 
  protected:
   void do_op(int client, std::span<const Index>, const Vec& z, Vec& out) const override {

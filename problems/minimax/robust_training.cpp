@@ -25,6 +25,7 @@
 #include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
+#include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -55,7 +56,8 @@ class RobustTraining : public MinimaxProblem {
   }
 
   explicit RobustTraining(const Params& p) : lambda_(p.lambda), ascent_steps_(p.ascent_steps),
-                                              ascent_step_(p.ascent_step) {
+                                              ascent_step_(p.ascent_step),
+                                              dense_(p.pixels == Params::Pixels::signed_unit || dense_rows(p.dataset)) {
     const auto& info = datasets::dataset_info(p.dataset);
     if (info.classes < 2) throw UserError("problem robust-training: " + p.dataset + " is not labelled");
     C_ = info.classes;
@@ -104,6 +106,34 @@ class RobustTraining : public MinimaxProblem {
   Vec initial_point() const override { return start_; }
   std::optional<ClientLabels> client_labels() const override {
     return client_label_histograms(clients_, y_);
+  }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, y): x = for each layer l = 0..L-1, at layer_offsets[l], W_l row-major (widths[l+1] x widths[l]) "
+             "then b_l (widths[l+1]); y in R^d, the perturbation added to every input; "
+             "h_0 = a + y, h_{l+1} = relu(W_l h_l + b_l) (no relu on the last layer: the logits); "
+             "f_i = mean over the client's rows of CE(logits, label) - (lambda/2) ||y||^2, f = mean_i f_i; "
+             "test_accuracy: argmax of the logits at y = 0 on every test row; the robust metrics run ascent_steps "
+             "steps y += ascent_step * grad_y on a copy of y (reset to 0 when ||y||^2 > 10) over the first "
+             "eval_train_rows training or eval_test_rows test rows", "");
+    out.scalar("lambda", lambda_, "lambda of -(lambda/2) ||y||^2");
+    out.indices("widths", widths_, "layer widths: d, the hidden widths, C");
+    out.indices("layer_offsets", offsets_, "start of layer l's W_l in x");
+    out.scalar("ascent_steps", ascent_steps_, "gradient-ascent steps of the robust metrics");
+    out.scalar("ascent_step", ascent_step_, "their step size");
+    out.scalar("eval_train_rows", static_cast<double>(eval_train_), "training rows (the first ones) of robust_train_loss");
+    out.scalar("eval_test_rows", static_cast<double>(eval_test_), "test rows (the first ones) of the robust test metrics");
+    write_rows(out, "train/X", X_, dense_, "training inputs a_j after the pixels mapping, as the run uses them");
+    write_labels(out, "train/y", y_, "class id of every training row");
+    write_client_rows(out, "rows", clients_, "the client's rows of train/X");
+    write_rows(out, "test/X", test_X_, dense_, "test inputs after the same mapping");
+    write_labels(out, "test/y", test_y_, "class id of every test row");
+    for (std::size_t l = 0; l + 1 < widths_.size(); ++l) {
+      const std::string layer = "init/" + std::to_string(l) + "/";
+      out.matrix(layer + "W", weight(start_, l), "W_l at the start (He initialisation; 0 for softmax regression)");
+      out.vector(layer + "b", start_.segment(offsets_[l] + widths_[l + 1] * widths_[l], widths_[l + 1]),
+                 "b_l at the start (0)");
+    }
   }
 
  protected:
@@ -254,6 +284,7 @@ class RobustTraining : public MinimaxProblem {
   double lambda_;
   int ascent_steps_;
   double ascent_step_;
+  bool dense_;  // signed pixels or image data: inputs written dense by write_instance
   int C_ = 0;
   Index d_ = 0, n_weights_ = 0, eval_train_ = 0, eval_test_ = 0;
   std::vector<Index> widths_, offsets_;

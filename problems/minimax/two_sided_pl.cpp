@@ -41,6 +41,13 @@ class TwoSidedPl : public MinimaxProblem {
   std::string problem_class() const override { return "NC-NC, two-sided PL"; }
   Vec initial_point() const override { return start_; }
   std::optional<Vec> reference_solution() const override { return Vec::Zero(2); }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (x, y), two scalars; f_i(x, y) = x^2 + 3 sin^2(x) sin^2(y) - 4 y^2 - 10 sin^2(y) + h_i (x - y), "
+             "f = mean_i f_i (the h_i sum to 0)", "");
+    out.vector("h", Eigen::Map<const Vec>(h_.data(), static_cast<Index>(h_.size())),
+               "h_i, the shift of client i (entry i)");
+  }
 
  protected:
   void do_op(int client, std::span<const Index>, const Vec& z, Vec& out) const override {

@@ -72,6 +72,24 @@ class WganGaussian : public MinimaxProblem {
     z << mu_real_, sigma_real_, 0, 0;
     return z;
   }
+  void write_instance(InstanceWriter& out) const override {
+    out.text("layout",
+             "z = (mu, sigma, phi1, phi2): x = (mu, sigma), y = (phi1, phi2); G(z') = mu + sigma z', "
+             "D(u) = phi1 u + phi2 u^2; f_i = mean_j [D(real[i, j]) - D(G(noise[i, j]))] - lambda (phi1^2 + phi2^2), "
+             "f = mean_i f_i; param_error = (mu - mu_real)^2 + (sigma - sigma_real)^2, phi = (A^2 + B^2) / (4 lambda) "
+             "with A = mean(real) - mean(G), B = mean(real^2) - mean(G^2) over all samples", "");
+    const Index clients = num_clients();
+    out.matrix("real", Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                           real_.data(), clients, samples_),
+               "real[i, j] = mu_real + sigma_real z_j, sample j of client i");
+    out.matrix("noise", Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+                            noise_.data(), clients, samples_),
+               paired_ ? "noise[i, j], the generator's noise z' of sample j of client i (paired: the z_j of real[i, j])"
+                       : "noise[i, j], the generator's noise z' of sample j of client i (drawn apart from real)");
+    out.scalar("lambda", lambda_, "lambda of -lambda ||phi||^2");
+    out.scalar("mu_real", mu_real_, "mean of the real data");
+    out.scalar("sigma_real", sigma_real_, "std of the real data");
+  }
 
  protected:
   // Sample moments of one client's batch: the operator is linear in them.

@@ -24,7 +24,7 @@ double min_over(const std::vector<double>& v, std::size_t first, std::size_t las
 }
 }  // namespace
 
-TEST_CASE("fig1a: proxskip-gda-fl reaches 1e-25 within 150 rounds; local-eg stalls; local-gda crawls") {
+TEST_CASE("fig1a: proxskip-gda-fl reaches 1e-25 within 150 rounds, local-eg stalls, local-gda crawls") {
   const auto prox = run_fig1("proxskip-gda-fl", 150).metric("rel_error");
   const auto eg = run_fig1("local-eg", 400).metric("rel_error");
   const auto gda = run_fig1("local-gda", 400).metric("rel_error");

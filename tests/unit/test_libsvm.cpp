@@ -23,7 +23,7 @@ TEST_CASE("libsvm: heart_scale has 270 rows, 13 features, 150 negatives and 120 
   CHECK(std::count(d.labels.begin(), d.labels.end(), 1.0) == 120);
 }
 
-TEST_CASE("libsvm: a9a has 32561 rows and 123 features; pendigits lines end without a space") {
+TEST_CASE("libsvm: a9a has 32561 rows and 123 features, pendigits lines end without a space") {
   const auto a9a = datasets::read_libsvm(testing::dataset_path("libsvm/a9a"));
   CHECK(a9a.num_rows() == 32561);
   CHECK(a9a.max_index == 123);

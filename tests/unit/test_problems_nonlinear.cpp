@@ -101,7 +101,7 @@ TEST_CASE("matrix game: the gap bounds every unilateral deviation and projection
   CHECK(p->primary_metric() == "duality_gap");
 }
 
-TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-vip-fl make no blow-up") {
+TEST_CASE("every registered problem runs every solver, local-sgda and proxskip-vip-fl make no blow-up") {
   const std::map<std::string, ParamMap> small{
       {"quadratic-game", {{"clients", "3"}, {"samples", "4"}, {"dim", "2"}}},
       {"robust-least-squares", {{"rows", "20"}, {"features", "3"}, {"clients", "4"}}},
@@ -149,7 +149,7 @@ TEST_CASE("every registered problem runs every solver; local-sgda and proxskip-v
   }
 }
 
-TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo; no monotone theory") {
+TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo, no monotone theory") {
   const auto p = fedbench::testing::make_minimax("nc-sc-quadratic", {{"clients", "4"}, {"dim", "5"}, {"a_min", "-1"}});
   arma::mat J;
   arma::vec b;

@@ -295,7 +295,7 @@ TEST_CASE("sampling: a client drawn twice in a round (iid) runs twice on fresh m
   CHECK(t.rows.back().comm.messages_up == rounds * 7);
 }
 
-TEST_CASE("communication: catalyst-scaffold-s per round; z_ref rides when theta > 0") {
+TEST_CASE("communication: catalyst-scaffold-s per round, z_ref rides when theta > 0") {
   const std::int64_t rounds = 6, m = 3, d = kDim;
   const ParamMap base{{"local_steps", "2"}, {"batch_size", "2"}};
   const auto t = run_game({"catalyst-scaffold-s", base, rounds, 1, "uniform:3"}).rows.back().comm;
@@ -326,7 +326,7 @@ TEST_CASE("catalyst-scaffold-s: Bernoulli(1/K) flags give rounds of K local step
   CHECK(steps_per_round(fixed, 30) == 5.0);
 }
 
-TEST_CASE("communication: codasca uploads model and variate change; x_ref rides when theta > 0") {
+TEST_CASE("communication: codasca uploads model and variate change, x_ref rides when theta > 0") {
   const std::int64_t rounds = 6, m = 3, d = kDim;
   const auto t = run_game({"codasca", {{"local_steps", "2"}, {"theta", "0.5"}}, rounds, 1, "uniform:3"});
   CHECK(t.rows.back().comm.floats_up == rounds * m * 2 * d);

@@ -137,7 +137,7 @@ TEST_CASE("fess-gda with beta = 1 (z = x every round) equals fsgda, bit for bit"
   CHECK(lagging.rows.back().metrics[0] != plain.rows.back().metrics[0]);
 }
 
-TEST_CASE("fed-norm-sgda is fsgda up to rounding; with K = 1 and S = 1 the "
+TEST_CASE("fed-norm-sgda is fsgda up to rounding, with K = 1 and S = 1 the "
           "snapshot variant is the plain one, bit for bit") {
   const ParamMap rates{{"eta_xl", "0.05"}, {"eta_yl", "0.03"}, {"local_steps", "3"}, {"batch_size", "1"}};
   ParamMap norm = rates, fsgda = rates;
@@ -162,7 +162,7 @@ TEST_CASE("cd-mage+ with alpha = 1 equals cd-mage, bit for bit (Xie et al. 2021,
                         run_small({"cd-mage", common, 20, 1, "uniform:3"}));
 }
 
-TEST_CASE("cd-mage keeps the saddle point with every client in the gradient phase; cd-ma does not") {
+TEST_CASE("cd-mage keeps the saddle point with every client in the gradient phase, cd-ma does not") {
   auto game = fedbench::testing::problem("quadratic-game", kSmallGame);
   auto start = std::make_shared<fedbench::testing::StartAt>(game, *game->reference_solution());
   const ParamMap steps{{"local_steps", "4"}, {"batch_size", "2"}, {"c_eta", "0.1"}, {"c_gamma", "0.1"}};
@@ -198,7 +198,7 @@ TEST_CASE("catalyst-scaffold-s with theta = 0 and fixed K is cd-mage with eta = 
         run_small({"cd-mage", mage, 20, 1, "uniform:3"}).rows.back().metrics[0]);
 }
 
-TEST_CASE("parallel-sgda with eta = gamma is gda; cd-mage with K = 1 computes parallel-sgda") {
+TEST_CASE("parallel-sgda with eta = gamma is gda, cd-mage with K = 1 computes parallel-sgda") {
   const auto par = run_small({"parallel-sgda", {{"step_size", "0.2"}, {"dual_step_size", "0.05"}}, 25});
   const auto mage = run_small({"cd-mage", {{"local_steps", "1"}, {"c_eta", "0.2"}, {"c_gamma", "0.05"}}, 25});
   for (std::size_t r = 0; r < par.rows.size(); ++r)

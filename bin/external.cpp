@@ -1,0 +1,55 @@
+#include "external.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.hpp"
+
+namespace fedbench::cli {
+
+namespace fs = std::filesystem;
+
+std::string find_script(const std::string& name) {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("FEDBENCH_SCRIPTS")) dirs.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "fedbench" / "scripts");
+#ifdef FEDBENCH_SOURCE_DIR
+  dirs.push_back(fs::path(FEDBENCH_SOURCE_DIR) / "scripts");
+#endif
+  for (const auto& d : dirs)
+    if (fs::is_regular_file(d / name, ec)) return (d / name).string();
+  throw UserError("cannot find " + name + " (looked in the installed share/fedbench/scripts and "
+                  "the source tree); set FEDBENCH_SCRIPTS to the directory that holds it");
+}
+
+std::string python_program() {
+  if (const char* env = std::getenv("FEDBENCH_PYTHON")) return env;
+  std::error_code ec;
+  return fs::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";  // Debian's h5py
+}
+
+int run_program(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw UserError("cannot start " + args[0]);
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    throw UserError("cannot run " + args[0] + "; install python3 (scripts/install-deps.sh)");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace fedbench::cli

@@ -1,0 +1,17 @@
+// Running the Python scripts fedbench ships (report, plots) without a shell: where they are
+// (installed beside the binary, or the source tree it was built from; FEDBENCH_SCRIPTS
+// overrides), which python3 runs them (Debian's, for h5py; FEDBENCH_PYTHON overrides).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace fedbench::cli {
+
+//! Path of a shipped script; UserError naming the places looked in.
+std::string find_script(const std::string& name);
+//! The python3 that runs the scripts.
+std::string python_program();
+//! Runs args[0] with the other arguments (no shell) and returns its exit status.
+int run_program(const std::vector<std::string>& args);
+
+}  // namespace fedbench::cli

@@ -1,0 +1,254 @@
+#include "suite/experiment.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/trajectory_file.hpp"
+#include "suite/grid.hpp"
+#include "suite/results_store.hpp"
+
+namespace fedbench::suite {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kKeys = {"name", "title", "reference", "reproduces", "substitutes",
+                                        "time", "suite", "select", "report_seeds", "quick",
+                                        "figure", "claims"};
+
+void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                const std::string& file, const std::string& what) {
+  if (!map.IsMap()) throw UserError(where(file, map) + what + " must be a map of key: value");
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(valid.begin(), valid.end(), key) == valid.end())
+      throw UserError(where(file, kv.first) + "unknown key '" + key + "' in " + what +
+                      "; valid: " + join(valid, ", ") + did_you_mean(key, valid));
+  }
+}
+
+std::string text_of(const YAML::Node& node, const std::string& file, const std::string& what) {
+  if (!node) return {};
+  if (!node.IsScalar()) throw UserError(where(file, node) + what + " must be a single value");
+  return node.Scalar();
+}
+
+double number_of(const YAML::Node& node, const std::string& file, const std::string& what) {
+  double v = 0;
+  if (!parse_real(text_of(node, file, what), v))
+    throw UserError(where(file, node) + what + " = '" + node.Scalar() + "' is not a number");
+  return v;
+}
+
+std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& file,
+                                    const std::string& what) {
+  std::vector<std::uint64_t> out;
+  if (!node) return out;
+  for (const auto& s : expand_node(node, file, what)) {
+    long long v = 0;
+    if (!parse_int(s, v) || v < 0)
+      throw UserError(where(file, node) + what + ": '" + s + "' is not a whole number >= 0");
+    out.push_back(static_cast<std::uint64_t>(v));
+  }
+  return out;
+}
+
+// One claim; `quick` fields (if any) replace the plain ones when `use_quick`.
+Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
+  check_keys(node, {"text", "better", "below", "above", "quick"}, file, "claim");
+  Claim c;
+  c.text = text_of(node["text"], file, "claim text");
+  if (c.text.empty()) throw UserError(where(file, node) + "a claim needs text: what the paper says");
+  const char* kinds[] = {"better", "below", "above"};
+  YAML::Node body;
+  bool found = false;
+  for (int k = 0; k < 3; ++k)
+    if (node[kinds[k]]) {
+      if (found) throw UserError(where(file, node) + "a claim is one of better, below, above");
+      body = node[kinds[k]];
+      c.kind = static_cast<Claim::Kind>(k);
+      found = true;
+    }
+  if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above");
+  check_keys(body, {"solver", "than", "metric", "at", "value", "factor", "where"}, file, "claim");
+  YAML::Node fields = YAML::Clone(body);
+  if (use_quick && node["quick"]) {
+    check_keys(node["quick"], {"at", "value", "factor"}, file, "claim quick");
+    for (const auto& kv : node["quick"]) fields[kv.first.Scalar()] = kv.second;
+  }
+  c.solver = text_of(fields["solver"], file, "solver");
+  c.metric = text_of(fields["metric"], file, "metric");
+  if (c.solver.empty() || c.metric.empty() || !fields["at"])
+    throw UserError(where(file, body) + "a claim needs solver, metric and at");
+  c.at = static_cast<std::int64_t>(number_of(fields["at"], file, "at"));
+  if (c.kind == Claim::Kind::better) {
+    c.than = text_of(fields["than"], file, "than");
+    if (c.than.empty()) throw UserError(where(file, body) + "a 'better' claim needs than: SOLVER");
+    if (fields["factor"]) c.factor = number_of(fields["factor"], file, "factor");
+  } else {
+    if (!fields["value"]) throw UserError(where(file, body) + "a below/above claim needs value");
+    c.value = number_of(fields["value"], file, "value");
+  }
+  if (fields["where"])
+    for (const auto& kv : fields["where"]) c.where[kv.first.Scalar()] = kv.second.Scalar();
+  return c;
+}
+
+// Median of the metric at round <= at over a solver's runs (worst value for failed runs).
+struct Measured {
+  double median = NAN;
+  int runs = 0;
+  bool maximize = false;
+};
+
+Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solver,
+                 const std::string& metric, std::int64_t at, const ParamMap& where_params) {
+  Measured m;
+  std::vector<double> values;
+  for (const auto& r : runs) {
+    if (r.text.at("solver") != solver) continue;
+    bool match = true;
+    for (const auto& [k, v] : where_params) {
+      const auto it = r.problem_params.find(k);
+      double a = 0, b = 0;
+      match = match && it != r.problem_params.end() &&
+              (it->second == v || (parse_real(it->second, a) && parse_real(v, b) && a == b));
+    }
+    if (!match) continue;
+    if (!r.columns.count(metric))
+      throw UserError(r.path + " has no metric '" + metric + "'; columns: " + join(r.column_names, ", "));
+    const auto& h = r.record.header;
+    for (std::size_t k = 0; k < h.metric_names.size(); ++k)
+      if (h.metric_names[k] == metric) m.maximize = h.metric_meta[k].direction == "max";
+    double v = m.maximize ? -INFINITY : INFINITY;
+    if (r.text.at("status") == "ok") {
+      const auto& rounds = r.column("round");
+      const auto& y = r.column(metric);
+      for (std::size_t i = 0; i < y.size() && rounds[i] <= static_cast<double>(at); ++i) v = y[i];
+      if (std::isnan(v)) v = m.maximize ? -INFINITY : INFINITY;
+    }
+    values.push_back(v);
+  }
+  m.runs = static_cast<int>(values.size());
+  if (values.empty()) return m;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  m.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  return m;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+Experiment load_experiment(const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw UserError("cannot open experiment " + path + ": no such file or not readable");
+  } catch (const YAML::ParserException& e) {
+    throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+  check_keys(root, kKeys, path, "experiment");
+  Experiment e;
+  e.path = path;
+  e.name = text_of(root["name"], path, "name");
+  e.title = text_of(root["title"], path, "title");
+  e.reference = text_of(root["reference"], path, "reference");
+  e.reproduces = text_of(root["reproduces"], path, "reproduces");
+  e.substitutes = text_of(root["substitutes"], path, "substitutes");
+  e.time = text_of(root["time"], path, "time");
+  for (const char* key : {"name", "title", "reference", "reproduces", "suite", "claims"})
+    if (!root[key]) throw UserError(path + ": an experiment needs '" + key + "'");
+  e.suite_path = (fs::path(path).parent_path() / text_of(root["suite"], path, "suite")).lexically_normal().string();
+  if (const auto s = root["select"]) {
+    check_keys(s, {"metric", "at"}, path, "select");
+    e.select_metric = text_of(s["metric"], path, "select metric");
+    e.select_at = text_of(s["at"], path, "select at");
+  }
+  e.report_seeds = seeds_of(root["report_seeds"], path, "report_seeds");
+  if (const auto q = root["quick"]) {
+    check_keys(q, {"rounds", "seeds", "report_seeds"}, path, "quick");
+    if (q["rounds"]) e.quick_rounds = static_cast<std::int64_t>(number_of(q["rounds"], path, "quick rounds"));
+    e.quick_seeds = seeds_of(q["seeds"], path, "quick seeds");
+    e.quick_report_seeds = seeds_of(q["report_seeds"], path, "quick report_seeds");
+  }
+  if (const auto f = root["figure"]) {
+    check_keys(f, {"x", "y"}, path, "figure");
+    if (f["x"]) e.figure_x = text_of(f["x"], path, "figure x");
+    e.figure_y = text_of(f["y"], path, "figure y");
+  }
+  if (!root["claims"].IsSequence() || root["claims"].size() == 0)
+    throw UserError(where(path, root["claims"]) + "claims must be a non-empty list");
+  for (const auto& c : root["claims"]) {
+    e.claims.push_back(read_claim(c, path, false));
+    e.quick_claims.push_back(read_claim(c, path, true));
+  }
+  return e;
+}
+
+std::vector<Experiment> load_experiments(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  if (ec) throw UserError("cannot read the experiments directory " + dir);
+  std::sort(files.begin(), files.end());
+  std::vector<Experiment> out;
+  for (const auto& f : files) out.push_back(load_experiment(f));
+  return out;
+}
+
+std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const std::string& results_dir) {
+  std::vector<io::StoredRun> runs;
+  for (const auto& f : ResultsStore(results_dir).finished_files()) runs.push_back(io::read_trajectory(f));
+  std::vector<ClaimResult> out;
+  for (const auto& c : claims) {
+    ClaimResult r;
+    const Measured a = measure(runs, c.solver, c.metric, c.at, c.where);
+    std::string numbers;
+    if (a.runs == 0) {
+      r.line = "claim: " + c.text + ": failed (no runs of " + c.solver + ")";
+      out.push_back(r);
+      continue;
+    }
+    switch (c.kind) {
+      case Claim::Kind::better: {
+        const Measured b = measure(runs, c.than, c.metric, c.at, c.where);
+        if (b.runs == 0) {
+          r.line = "claim: " + c.text + ": failed (no runs of " + c.than + ")";
+          out.push_back(r);
+          continue;
+        }
+        r.passed = a.maximize ? a.median > b.median * c.factor : a.median * c.factor < b.median;
+        numbers = c.solver + " " + fmt(a.median) + " vs " + c.than + " " + fmt(b.median);
+        break;
+      }
+      case Claim::Kind::below:
+        r.passed = a.median < c.value;
+        numbers = c.solver + " " + fmt(a.median) + " < " + fmt(c.value);
+        break;
+      case Claim::Kind::above:
+        r.passed = a.median > c.value;
+        numbers = c.solver + " " + fmt(a.median) + " > " + fmt(c.value);
+        break;
+    }
+    r.line = "claim: " + c.text + ": " + (r.passed ? "passed" : "FAILED") + " (" + c.metric +
+             " at round " + std::to_string(c.at) + ": " + numbers + ")";
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace fedbench::suite

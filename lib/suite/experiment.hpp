@@ -1,0 +1,73 @@
+// Paper experiments as data: results/experiments/NAME.yaml names a tuning suite, the paper's
+// selection criterion, report seeds, the figure's axes and the paper's claims. `fedbench
+// reproduce NAME` runs the protocol end to end: the tuning grid, the best configuration per
+// method (select), the winners on fresh report seeds, the report and the figure, then each
+// claim checked on the report runs with the measured numbers.
+//
+//   name: zhang2024-fig1a
+//   title: ...                    # one line
+//   reference: ...                # full reference of the paper
+//   reproduces: ...               # what figure / table and what it shows
+//   substitutes: none             # data or models replaced, and why
+//   time: 4 s                     # measured on 2 cores, full budget
+//   suite: ../suites/zhang2024-fig1a.yaml   # relative to this file
+//   select: {metric: rel_error, at: "rounds=400"}   # optional: tune on the suite's seeds
+//   report_seeds: [1024]          # optional: rerun (the winners) on these seeds
+//   quick: {rounds: 150, seeds: [1]}        # --quick: a reduced budget, the same claims
+//   figure: {x: round, y: rel_error}
+//   claims:
+//     - text: ProxSkip-GDA-FL is faster than Local GDA
+//       better: {solver: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 150}
+//     - text: ProxSkip-GDA-FL reaches the rounding floor
+//       below: {solver: proxskip-gda-fl, metric: rel_error, at: 150, value: 1e-25}
+//       quick: {at: 100}          # fields replaced under --quick (banded claims)
+//
+// A claim's value for a solver is the median over the report runs' seeds of the metric at the
+// last recorded row with round <= at; a run that did not end "ok" counts as the worst value.
+// `where: {param: value}` restricts a claim to runs whose problem has those parameters.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace fedbench::suite {
+
+struct Claim {
+  std::string text;
+  enum class Kind { better, below, above } kind = Kind::below;
+  std::string solver, than, metric;
+  std::int64_t at = 0;
+  double value = 0;   //!< below / above: the threshold
+  double factor = 1;  //!< better: solver must beat `than` by this factor (min metrics)
+  ParamMap where;     //!< problem parameters the runs must have
+};
+
+struct Experiment {
+  std::string path, name, title, reference, reproduces, substitutes, time;
+  std::string suite_path;                //!< resolved
+  std::optional<std::string> select_metric, select_at;
+  std::vector<std::uint64_t> report_seeds;
+  std::optional<std::int64_t> quick_rounds;
+  std::vector<std::uint64_t> quick_seeds, quick_report_seeds;
+  std::string figure_x = "round", figure_y;
+  std::vector<Claim> claims, quick_claims;  //!< quick_claims: the claims with --quick fields
+};
+
+//! Reads and checks an experiment file; UserError "FILE:LINE: ..." on a bad one.
+Experiment load_experiment(const std::string& path);
+//! Every experiment file under `dir` (sorted by name).
+std::vector<Experiment> load_experiments(const std::string& dir);
+
+struct ClaimResult {
+  bool passed = false;
+  std::string line;  //!< "claim: TEXT: passed (a = 1.2e-30, b = 0.34)"
+};
+
+//! Evaluates claims on the finished runs of a results directory.
+std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const std::string& results_dir);
+
+}  // namespace fedbench::suite
