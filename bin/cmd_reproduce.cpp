@@ -133,7 +133,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     // 3. The figure on the paper's axes and the HTML report (python3 + matplotlib).
     if (suite::world().rank() == 0 && !e.figure_y.empty()) {
       run_program({python_program(), find_script("plot.py"), out + "/figure.png", report_dir,
-                   "--x", e.figure_x, "--y", e.figure_y, "--group", "solver", "--title", e.title});
+                   "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title", e.title});
       run_program({python_program(), find_script("report.py"), report_dir, "-o", out + "/html",
                    "--metric", e.figure_y});
     }

@@ -1,6 +1,6 @@
 // fedbench: reproducible benchmarks of federated minimax and bilevel optimization.
-// Subcommands: list, describe, run, show, plan, export, check, select, report, instance, data (each in
-// bin/cmd_*.cpp).
+// Subcommands: list, describe, run, show, plan, export, check, select, report, reproduce,
+// instance, data (each in bin/cmd_*.cpp).
 // Exit codes: 0 success (a diverged run is a result), 1 a run ended in error, 2 bad input.
 #include <iostream>
 #include <map>

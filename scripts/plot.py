@@ -12,6 +12,7 @@ A run whose metric turns non-finite or absurd (diverged) ends there, marked with
 x may be any column, or bytes (up + down) or oracle_calls (sum of the *_calls columns).
 Uses numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
+import textwrap
 import os
 import sys
 
@@ -125,7 +126,8 @@ def y_label(runs, ycol):
     if meta.get("unit") not in (None, "", "1"):
         text += f" [{meta['unit']}]"
     arrow = {"min": "lower is better", "max": "higher is better"}.get(meta.get("direction"))
-    return f"{text} ({arrow})" if arrow else text
+    text = f"{text} ({arrow})" if arrow else text
+    return "\n".join(textwrap.wrap(text, 48))  # long descriptions would run off the figure
 
 
 def main():

@@ -43,9 +43,12 @@ def main():
         except ValueError as e:
             sys.exit(f"summary.py: --reach: {e}")
     columns = args.columns.split(",") if args.columns else [ok[0].attrs["primary_metric"]]
+    # Runs of several problems have different metrics: a column must exist in some run, and a
+    # run without it is left out of that column's medians.
+    present = set().union(*(r.columns for r in ok))
     for c in columns + ["round"] + ([reach[0]] if reach else []):
-        if c not in ok[0].columns:
-            sys.exit(f"summary.py: no column {c!r}; columns: {', '.join(ok[0].columns)}")
+        if c not in present:
+            sys.exit(f"summary.py: no column {c!r}; columns: {', '.join(sorted(present))}")
     last = int(max(r["round"].iloc[-1] for r in ok))
     rounds = [int(float(r)) for r in args.at.split(",")] if args.at else [last]
 
@@ -67,12 +70,12 @@ def main():
         cells = [" ".join(fr.format_value(v) for v in values), f"{len(good)}/{len(members)} ok"]
         for r in rounds:
             for c in columns:
-                vals = [fc.value_at_round(run, c, r) for run in good]
+                vals = [fc.value_at_round(run, c, r) for run in good if c in run.columns]
                 cells.append(f"{np.median(vals):.6g}" if vals else "-")
         if reach:
-            hits = [fc.first_reach(run, *reach)["round"] for run in good]
+            hits = [fc.first_reach(run, *reach)["round"] for run in good if reach[0] in run.columns]
             med = np.median(hits) if hits else np.inf
-            cells.append("not reached" if not np.isfinite(med) else f"{med:.0f}")
+            cells.append("-" if not hits else "not reached" if not np.isfinite(med) else f"{med:.0f}")
         print("| " + " | ".join(cells) + " |")
 
 

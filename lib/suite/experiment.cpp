@@ -185,8 +185,9 @@ Experiment load_experiment(const std::string& path) {
     e.quick_report_seeds = seeds_of(q["report_seeds"], path, "quick report_seeds");
   }
   if (const auto f = root["figure"]) {
-    check_keys(f, {"x", "y"}, path, "figure");
+    check_keys(f, {"x", "y", "group"}, path, "figure");
     if (f["x"]) e.figure_x = text_of(f["x"], path, "figure x");
+    if (f["group"]) e.figure_group = text_of(f["group"], path, "figure group");
     e.figure_y = text_of(f["y"], path, "figure y");
   }
   if (!root["claims"].IsSequence() || root["claims"].size() == 0)

@@ -14,7 +14,7 @@
 //   select: {metric: rel_error, at: "rounds=400"}   # optional: tune on the suite's seeds
 //   report_seeds: [1024]          # optional: rerun (the winners) on these seeds
 //   quick: {rounds: 150, seeds: [1]}        # --quick: a reduced budget, the same claims
-//   figure: {x: round, y: rel_error}
+//   figure: {x: round, y: rel_error, group: "solver,lambda"}   # group: one curve per value
 //   claims:
 //     - text: ProxSkip-GDA-FL is faster than Local GDA
 //       better: {solver: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 150}
@@ -53,7 +53,7 @@ struct Experiment {
   std::vector<std::uint64_t> report_seeds;
   std::optional<std::int64_t> quick_rounds;
   std::vector<std::uint64_t> quick_seeds, quick_report_seeds;
-  std::string figure_x = "round", figure_y;
+  std::string figure_x = "round", figure_y, figure_group = "solver";
   std::vector<Claim> claims, quick_claims;  //!< quick_claims: the claims with --quick fields
 };
 

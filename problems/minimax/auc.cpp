@@ -15,14 +15,22 @@
 // et al.'s code uses 0.1, i.e. tau=0.1); multiclass data become one-vs-rest with
 // `positive_class`; rows are split over clients by a partitioner (iid, shards:S, dirichlet:A,
 // quantity:A), each client holding indices into the one shared CSR matrix.
+// Optional L2 term (ours): l2 > 0 adds (l2/2)||theta||^2 to f, which makes the problem strongly
+// convex in theta (the saddle point stays the solution of one linear system).
+// Data: a registered dataset, or any LIBSVM file (source=libsvm, path=FILE, optional
+// test_path=FILE), every row used; a file's labels are class ids by sorted value (binary data:
+// the larger label is positive).
 // Metrics: exact train and test AUC (ties half), the objective, and the distance to the saddle
 // point (rel_error).
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 #include "core/error.hpp"
+#include "datasets/libsvm.hpp"
 #include "datasets/partition.hpp"
 #include "datasets/train_test.hpp"
 #include "linalg/operator_constants.hpp"
@@ -35,13 +43,22 @@ namespace fedbench::problems {
 class Auc : public MinimaxProblem {
  public:
   struct Params {
-    std::string dataset, partition;
+    enum class Source { dataset, libsvm };
+    Source source;
+    std::string dataset, path, test_path, partition;
     int clients, positive_class;
-    double tau;
+    double tau, l2;
     std::int64_t partition_seed;
   };
   static void declare(Schema<Params>& s) {
-    s.text("dataset", &Params::dataset, "heart", "registered dataset (fedbench data list)")
+    s.choice("source", &Params::source, "dataset",
+             {{"dataset", Params::Source::dataset}, {"libsvm", Params::Source::libsvm}},
+             "a registered dataset, or a LIBSVM file given by path")
+        .text("dataset", &Params::dataset, "heart", "registered dataset (fedbench data list)")
+        .text("path", &Params::path, "", "source=libsvm: the training file (every row is used)")
+        .text("test_path", &Params::test_path, "", "source=libsvm: an optional test file")
+        .real("l2", &Params::l2, "0", {.ge = 0},
+              "lambda_w of (lambda_w/2)||w||^2 added to the min player (0: the plain AUC loss)")
         .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of the partition")
@@ -51,10 +68,13 @@ class Auc : public MinimaxProblem {
               "tau, positive fraction in the loss; 0 = the exact fraction of the training rows");
   }
 
-  explicit Auc(const Params& p) {
-    auto data = datasets::load_train_test(p.dataset, 0, 0);  // a test set only from a file
-    binarize(data.train_y, data.classes, p.positive_class, p.dataset);
-    binarize(data.test_y, data.classes, p.positive_class, p.dataset);
+  explicit Auc(const Params& p) : l2_(p.l2) {
+    const bool from_file = p.source == Params::Source::libsvm;
+    const std::string name = from_file ? p.path : p.dataset;
+    auto data = from_file ? read_files(p.path, p.test_path)
+                          : datasets::load_train_test(p.dataset, 0, 0);  // a test set only from a file
+    binarize(data.train_y, data.classes, p.positive_class, name);
+    binarize(data.test_y, data.classes, p.positive_class, name);
     X_ = std::move(data.train_X);
     y_ = std::move(data.train_y);
     test_X_ = std::move(data.test_X);
@@ -63,7 +83,7 @@ class Auc : public MinimaxProblem {
     for (double l : y_) positives += l > 0;
     tau_ = p.tau > 0 ? p.tau : positives / static_cast<double>(y_.size());
     if (positives == 0 || positives == static_cast<double>(y_.size()))
-      throw UserError("problem auc: dataset " + p.dataset + " has only one class after encoding");
+      throw UserError("problem auc: dataset " + name + " has only one class after encoding");
     clients_ = datasets::partition_rows(y_, p.clients,
                                         datasets::PartitionScheme::parse(p.partition),
                                         static_cast<std::uint64_t>(p.partition_seed));
@@ -80,6 +100,7 @@ class Auc : public MinimaxProblem {
   void write_instance(InstanceWriter& out) const override {
     out.text("layout", "z = (w[0:p], a, b, lambda): x = (w, a, b), y = (lambda,); the score of a row is w . row", "");
     out.scalar("tau", tau_, "positive fraction used in the loss");
+    out.scalar("l2", l2_, "lambda_w: the min player's loss adds (lambda_w/2)||w||^2");
     out.csr("train/X", X_.rows, X_.cols, X_.row_start, X_.col, X_.val, "training rows (CSR)");
     out.vector("train/y", Eigen::Map<const Vec>(y_.data(), static_cast<Index>(y_.size())),
                "training labels, +1 positive, -1 negative");
@@ -101,12 +122,14 @@ class Auc : public MinimaxProblem {
     out.setZero();
     const Index n = for_each_row(clients_[client], samples, [&](Index row) { add_sample(row, z, out); });
     out /= static_cast<double>(n);
+    if (l2_ > 0) out.head(p_) += l2_ * z.head(p_);
   }
 
   double do_value(int client, std::span<const Index> samples, const Vec& z) const override {
     double total = 0;
     const Index n = for_each_row(clients_[client], samples, [&](Index row) { total += sample_value(row, z); });
-    return total / static_cast<double>(n);
+    const double ridge = l2_ > 0 ? 0.5 * l2_ * z.head(p_).squaredNorm() : 0.0;
+    return total / static_cast<double>(n) + ridge;
   }
 
   Constants compute_constants() const override {
@@ -151,6 +174,37 @@ class Auc : public MinimaxProblem {
   }
 
  private:
+  //! A LIBSVM file (and an optional test file with at most its features): labels become class
+  //! ids by their sorted distinct values, so the largest value is class 1 of binary data.
+  static datasets::TrainTest read_files(const std::string& path, const std::string& test_path) {
+    if (path.empty()) throw UserError("problem auc: source=libsvm needs -p path=FILE");
+    auto train = datasets::read_libsvm(path);
+    datasets::TrainTest out;
+    std::vector<double> values = train.labels;
+    std::optional<datasets::LibsvmData> test;
+    if (!test_path.empty()) {
+      test = datasets::read_libsvm(test_path, static_cast<int>(train.X.cols));
+      values.insert(values.end(), test->labels.begin(), test->labels.end());
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    auto ids = [&](std::vector<double>& labels) {
+      for (double& l : labels)
+        l = static_cast<double>(std::lower_bound(values.begin(), values.end(), l) - values.begin());
+    };
+    ids(train.labels);
+    out.classes = static_cast<int>(values.size());
+    out.train_X = std::move(train.X);
+    out.train_y = std::move(train.labels);
+    out.test_X.cols = out.train_X.cols;
+    if (test) {
+      ids(test->labels);
+      out.test_X = std::move(test->X);
+      out.test_y = std::move(test->labels);
+    }
+    return out;
+  }
+
   //! Class ids -> +1 (positive) / -1. Binary data: id 1 is the registry's positive label.
   static void binarize(std::vector<double>& labels, int classes, int positive, const std::string& name) {
     if (positive < 0 && classes != 2)
@@ -222,7 +276,7 @@ class Auc : public MinimaxProblem {
   datasets::CsrMatrix X_, test_X_;
   std::vector<double> y_, test_y_;
   datasets::Partition clients_;
-  double tau_ = 0;
+  double tau_ = 0, l2_ = 0;
   Index p_ = 0;
   mutable std::once_flag system_once_;
   mutable std::pair<Mat, Vec> system_;

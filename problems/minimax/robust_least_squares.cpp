@@ -125,8 +125,9 @@ class RobustLeastSquares : public MinimaxProblem {
         .text("partition", &Params::partition, "contiguous",
               "contiguous equal row blocks (paper), or iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of the partition")
-        .integer("rows", &Params::rows, "200", {.ge = 0},
-                 "r; for libsvm the first r rows of the file, 0 = all")
+        .integer("rows", &Params::rows, "0", {.ge = 0},
+                 "r; 0 = 200 (synthetic) or every row of the data; r > 0 keeps the first r rows "
+                 "(the count used is the constant rows_used)")
         .integer("features", &Params::features, "0", {.ge = 0},
                  "s; 0 = 20 (synthetic) or the largest index in the file (libsvm)")
         .integer("clients", &Params::clients, "20", {.ge = 1}, "M, clients")

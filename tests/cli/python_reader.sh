@@ -75,7 +75,7 @@ for k in ["path", "problem", "solver", "seed", "status", "format_version", "prim
     assert k in a, k
 assert list(run.columns) == list(a["columns_meta"]) and run.columns[0] == "round"
 assert isinstance(a["seed"], int) and isinstance(a["solver"], str) and isinstance(a["wall_time"], float)
-assert isinstance(a["solver_params"]["step_size"], float)
+assert isinstance(a["solver_params"]["step_size"], (int, float))  # "50" reads as a number too
 auc = fr.load_run(next(p for p in files if fr.load_run(p).attrs["problem"] == "auc"))
 assert auc.attrs["columns_meta"]["train_auc"]["direction"] == "max"
 assert auc.attrs["columns_meta"]["rel_error"]["direction"] == "min"

@@ -84,3 +84,34 @@ TEST_CASE("auc: clear errors for unusable data") {
   CHECK(p->metric_names() ==
         std::vector<std::string>{"rel_error", "op_norm", "train_auc", "test_auc", "objective"});
 }
+
+TEST_CASE("auc: a LIBSVM path gives the same instance as the registered dataset; l2 adds l2 w") {
+  const ParamMap registered{{"dataset", "heart"}, {"clients", "3"}};
+  const ParamMap from_file{{"source", "libsvm"},
+                           {"path", testing::dataset_path("libsvm/heart_scale")},
+                           {"clients", "3"}};
+  const auto a = testing::make_minimax("auc", registered);
+  const auto b = testing::make_minimax("auc", from_file);
+  REQUIRE(a->dim() == b->dim());
+  Stream rng(5, "auc-test");
+  Vec z(a->dim());
+  for (Index k = 0; k < z.size(); ++k) z(k) = rng.normal();
+  Vec fa, fb;
+  a->global_op(z, fa);
+  b->global_op(z, fb);
+  CHECK(fa == fb);  // same rows, labels and partition: the same bits
+
+  ParamMap ridge = registered;
+  ridge["l2"] = "0.25";
+  const auto c = testing::make_minimax("auc", ridge);
+  Vec fc;
+  c->global_op(z, fc);
+  const Index p = a->dim_x() - 2;  // x = (w, a, b)
+  CHECK((fc.head(p) - fa.head(p) - 0.25 * z.head(p)).norm() < 1e-12 * (1 + fa.norm()));
+  CHECK(fc.tail(a->dim() - p) == fa.tail(a->dim() - p));
+  CHECK(c->global_value(z) - a->global_value(z) == doctest::Approx(0.125 * z.head(p).squaredNorm()));
+  // the closed-form saddle point of the regularised problem
+  Vec at_star;
+  c->global_op(*c->reference_solution(), at_star);
+  CHECK(at_star.norm() < 1e-9);
+}

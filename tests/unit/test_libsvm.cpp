@@ -68,13 +68,14 @@ TEST_CASE("libsvm: malformed input names the file and the line") {
 }
 
 TEST_CASE("libsvm: robust least squares on heart_scale solves F(z*) = 0 with every row used") {
+  // no `rows`: the default keeps every row of the file and says how many
   const auto p = fedbench::testing::make_minimax("robust-least-squares",
                               {{"source", "libsvm"},
                                {"path", testing::dataset_path("libsvm/heart_scale")},
-                               {"rows", "0"},
                                {"clients", "10"}});
   CHECK(p->dim_x() == 13);
   CHECK(p->dim_y() == 270);
+  CHECK(p->constants().get(Constant::rows_used, "test") == 270);
   Vec f;
   p->global_op(*p->reference_solution(), f);
   CHECK(f.norm() < 1e-10);
