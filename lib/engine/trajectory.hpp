@@ -92,6 +92,17 @@ struct RunSummary {
   std::string status() const { return status_of(reason); }
 };
 
+//! An integer column of the trajectory (round and the cumulative counters), in file order: the
+//! one list that the run-file writer and reader and the CSV/JSON sinks all follow.
+struct CounterColumn {
+  const char* name;
+  std::int64_t& (*field)(TrajectoryRow&);  //!< the row's value (a plain function: no captures)
+  const char* description;
+  const char* unit;
+  std::int64_t value(const TrajectoryRow& r) const { return field(const_cast<TrajectoryRow&>(r)); }
+};
+const std::vector<CounterColumn>& counter_columns();
+
 //! A whole run as the engine emits it, and as a run file reads back.
 struct RunRecord {
   RunHeader header;

@@ -40,27 +40,6 @@ std::string json_vector(const Vec& v) {
   return out + "]";
 }
 
-// Counter columns shared by CSV and JSON, in run-file order.
-const std::vector<std::pair<const char*, std::int64_t (*)(const TrajectoryRow&)>>& counters() {
-  static const std::vector<std::pair<const char*, std::int64_t (*)(const TrajectoryRow&)>> c = {
-      {"round", [](const TrajectoryRow& r) { return r.round; }},
-      {"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; }},
-      {"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; }},
-      {"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; }},
-      {"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; }},
-      {"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; }},
-      {"samples", [](const TrajectoryRow& r) { return r.oracle.samples; }},
-      {"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; }},
-      {"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; }},
-      {"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; }},
-      {"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; }},
-      {"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; }},
-      {"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; }},
-      {"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; }},
-  };
-  return c;
-}
-
 // A file sink: writes PATH.part through an inner stream sink and renames it at the end.
 template <class Inner>
 class FileSink : public TrajectorySink {
@@ -140,7 +119,7 @@ void CsvSink::begin(const RunHeader& h) {
     out_ << ",solver";
     for (const auto& k : layout_.solver_keys) out_ << ",solver." << k;
     out_ << ",seed";
-    for (const auto& [name, get] : counters()) out_ << "," << name;
+    for (const auto& c : counter_columns()) out_ << "," << c.name;
     out_ << ",wall_time,eval_time";
     for (const auto& m : layout_.metrics) out_ << "," << m;
     out_ << "\n";
@@ -166,7 +145,7 @@ void CsvSink::begin(const RunHeader& h) {
 
 void CsvSink::row(const TrajectoryRow& r) {
   std::string line;
-  for (const auto& [name, get] : counters()) line += "," + std::to_string(get(r));
+  for (const auto& c : counter_columns()) line += "," + std::to_string(c.value(r));
   line += "," + format_real(r.wall_time) + "," + format_real(r.eval_time);
   std::vector<std::string> cells(layout_.metrics.size());
   for (std::size_t k = 0; k < r.metrics.size() && k < metric_slot_.size(); ++k)
@@ -210,8 +189,8 @@ void JsonSink::row(const TrajectoryRow& r) {
   out_ << (first_row_ ? "\n  {" : ",\n  {");
   first_row_ = false;
   bool first = true;
-  for (const auto& [name, get] : counters()) {
-    out_ << (first ? "" : ", ") << json_quote(name) << ": " << get(r);
+  for (const auto& c : counter_columns()) {
+    out_ << (first ? "" : ", ") << json_quote(c.name) << ": " << c.value(r);
     first = false;
   }
   out_ << ", \"wall_time\": " << json_number(r.wall_time) << ", \"eval_time\": " << json_number(r.eval_time);

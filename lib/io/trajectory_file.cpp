@@ -18,50 +18,6 @@ namespace {
 constexpr hsize_t kChunk = 256;       // rows per chunk (deflate-compressed)
 constexpr std::size_t kFlushRows = 256;
 
-// Counter columns, in file order; each reads one int64 out of a TrajectoryRow.
-struct CounterColumn {
-  const char* name;
-  std::int64_t (*get)(const TrajectoryRow&);
-  const char* description = "";
-  const char* unit = "1";
-};
-
-const std::vector<CounterColumn>& counter_columns() {
-  static const std::vector<CounterColumn> cols = [] {
-    std::vector<CounterColumn> c{{"round", [](const TrajectoryRow& r) { return r.round; },
-                                  "communication rounds completed (0: the start point)", "round"}};
-    // Plain function pointers (no captures), so one per oracle kind.
-    c.push_back({"grad_x_calls", [](const TrajectoryRow& r) { return r.oracle.calls[0]; },
-                 "oracle calls for grad_x, summed over clients", "call"});
-    c.push_back({"grad_y_calls", [](const TrajectoryRow& r) { return r.oracle.calls[1]; },
-                 "oracle calls for grad_y, summed over clients", "call"});
-    c.push_back({"value_calls", [](const TrajectoryRow& r) { return r.oracle.calls[2]; },
-                 "function-value calls, summed over clients", "call"});
-    c.push_back({"hvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[3]; },
-                 "Hessian-vector products, summed over clients", "call"});
-    c.push_back({"jvp_calls", [](const TrajectoryRow& r) { return r.oracle.calls[4]; },
-                 "Jacobian-vector products, summed over clients", "call"});
-    c.push_back({"samples", [](const TrajectoryRow& r) { return r.oracle.samples; },
-                 "component functions touched by all oracle calls", "sample"});
-    c.push_back({"exchanges", [](const TrajectoryRow& r) { return r.comm.exchanges; },
-                 "server-clients-server round trips", "exchange"});
-    c.push_back({"messages_up", [](const TrajectoryRow& r) { return r.comm.messages_up; },
-                 "client-to-server messages", "message"});
-    c.push_back({"messages_down", [](const TrajectoryRow& r) { return r.comm.messages_down; },
-                 "server-to-client messages", "message"});
-    c.push_back({"floats_up", [](const TrajectoryRow& r) { return r.comm.floats_up; },
-                 "floating-point numbers sent up", "float"});
-    c.push_back({"floats_down", [](const TrajectoryRow& r) { return r.comm.floats_down; },
-                 "floating-point numbers sent down", "float"});
-    c.push_back({"bytes_up", [](const TrajectoryRow& r) { return r.comm.bytes_up; },
-                 "bytes sent up", "byte"});
-    c.push_back({"bytes_down", [](const TrajectoryRow& r) { return r.comm.bytes_down; },
-                 "bytes sent down", "byte"});
-    return c;
-  }();
-  return cols;
-}
-
 }  // namespace
 
 struct Hdf5TrajectoryWriter::State {
@@ -187,7 +143,7 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
 void Hdf5TrajectoryWriter::row(const TrajectoryRow& r) {
   State& s = *state_;
   const auto& cols = counter_columns();
-  for (std::size_t k = 0; k < cols.size(); ++k) s.counter_buffer[k].push_back(cols[k].get(r));
+  for (std::size_t k = 0; k < cols.size(); ++k) s.counter_buffer[k].push_back(cols[k].value(r));
   s.real_buffer[0].push_back(r.wall_time);
   s.real_buffer[1].push_back(r.eval_time);
   for (std::size_t k = 0; k < r.metrics.size(); ++k) s.real_buffer[k + 2].push_back(r.metrics[k]);
@@ -305,13 +261,7 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
   run.record.rows.resize(rows);
   for (std::size_t i = 0; i < rows; ++i) {
     TrajectoryRow& r = run.record.rows[i];
-    r.round = count("round", i);
-    for (int k = 0; k < kOracleKinds; ++k)
-      r.oracle.calls[k] = count(std::string(kOracleKindNames[k]), i);
-    r.oracle.samples = count("samples", i);
-    r.comm = {count("exchanges", i), count("messages_up", i), count("messages_down", i),
-              count("floats_up", i), count("floats_down", i), count("bytes_up", i),
-              count("bytes_down", i)};
+    for (const auto& c : counter_columns()) c.field(r) = count(c.name, i);
     r.wall_time = at("wall_time", i);
     r.eval_time = at("eval_time", i);
     for (const auto& name : h.metric_names) r.metrics.push_back(at(name, i));
