@@ -61,25 +61,25 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
 
 // One claim; `quick` fields (if any) replace the plain ones when `use_quick`.
 Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
-  check_keys(node, {"text", "better", "below", "above", "quick"}, file, "claim");
+  check_keys(node, {"text", "better", "below", "above", "within", "quick"}, file, "claim");
   Claim c;
   c.text = text_of(node["text"], file, "claim text");
   if (c.text.empty()) throw UserError(where(file, node) + "a claim needs text: what the paper says");
-  const char* kinds[] = {"better", "below", "above"};
+  const char* kinds[] = {"better", "below", "above", "within"};
   YAML::Node body;
   bool found = false;
-  for (int k = 0; k < 3; ++k)
+  for (int k = 0; k < 4; ++k)
     if (node[kinds[k]]) {
-      if (found) throw UserError(where(file, node) + "a claim is one of better, below, above");
+      if (found) throw UserError(where(file, node) + "a claim is one of better, below, above, within");
       body = node[kinds[k]];
       c.kind = static_cast<Claim::Kind>(k);
       found = true;
     }
-  if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above");
-  check_keys(body, {"solver", "than", "metric", "at", "value", "factor", "where"}, file, "claim");
+  if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above, within");
+  check_keys(body, {"solver", "than", "metric", "at", "value", "high", "factor", "where"}, file, "claim");
   YAML::Node fields = YAML::Clone(body);
   if (use_quick && node["quick"]) {
-    check_keys(node["quick"], {"at", "value", "factor"}, file, "claim quick");
+    check_keys(node["quick"], {"at", "value", "high", "factor"}, file, "claim quick");
     for (const auto& kv : node["quick"]) fields[kv.first.Scalar()] = kv.second;
   }
   c.solver = text_of(fields["solver"], file, "solver");
@@ -92,8 +92,12 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
     if (c.than.empty()) throw UserError(where(file, body) + "a 'better' claim needs than: SOLVER");
     if (fields["factor"]) c.factor = number_of(fields["factor"], file, "factor");
   } else {
-    if (!fields["value"]) throw UserError(where(file, body) + "a below/above claim needs value");
+    if (!fields["value"]) throw UserError(where(file, body) + "a below/above/within claim needs value");
     c.value = number_of(fields["value"], file, "value");
+    if (c.kind == Claim::Kind::within) {
+      if (!fields["high"]) throw UserError(where(file, body) + "a within claim needs value (low) and high");
+      c.high = number_of(fields["high"], file, "high");
+    }
   }
   if (fields["where"])
     for (const auto& kv : fields["where"]) c.where[kv.first.Scalar()] = kv.second.Scalar();
@@ -243,6 +247,10 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const st
       case Claim::Kind::above:
         r.passed = a.median > c.value;
         numbers = c.solver + " " + fmt(a.median) + " > " + fmt(c.value);
+        break;
+      case Claim::Kind::within:
+        r.passed = a.median >= c.value && a.median <= c.high;
+        numbers = c.solver + " " + fmt(a.median) + " in [" + fmt(c.value) + ", " + fmt(c.high) + "]";
         break;
     }
     r.line = "claim: " + c.text + ": " + (r.passed ? "passed" : "FAILED") + " (" + c.metric +

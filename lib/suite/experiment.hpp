@@ -21,6 +21,8 @@
 //     - text: ProxSkip-GDA-FL reaches the rounding floor
 //       below: {solver: proxskip-gda-fl, metric: rel_error, at: 150, value: 1e-25}
 //       quick: {at: 100}          # fields replaced under --quick (banded claims)
+//     - text: Local GDA is where the paper's curve is
+//       within: {solver: local-gda, metric: rel_error, at: 400, value: 0.2, high: 0.6}
 //
 // A claim's value for a solver is the median over the report runs' seeds of the metric at the
 // last recorded row with round <= at; a run that did not end "ok" counts as the worst value.
@@ -38,10 +40,11 @@ namespace fedbench::suite {
 
 struct Claim {
   std::string text;
-  enum class Kind { better, below, above } kind = Kind::below;
+  enum class Kind { better, below, above, within } kind = Kind::below;
   std::string solver, than, metric;
   std::int64_t at = 0;
-  double value = 0;   //!< below / above: the threshold
+  double value = 0;   //!< below / above: the threshold; within: the low end
+  double high = 0;    //!< within: the high end (a band read off the paper's figure)
   double factor = 1;  //!< better: solver must beat `than` by this factor (min metrics)
   ParamMap where;     //!< problem parameters the runs must have
 };
