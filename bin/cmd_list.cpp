@@ -17,7 +17,9 @@ void print_entry(const RegistryEntry<Product>& e, bool with_params) {
   std::cout << e.name;
   if (!e.alias_of.empty()) std::cout << "  (= " << e.alias_of << ")";
   std::cout << "  [" << e.family << "]";
-  std::cout << "\n  " << e.summary << "\n  " << e.citation << "\n";
+  // An alias's summary names its own paper where it has one; the citation is the base's.
+  std::cout << "\n  " << e.summary << "\n  "
+            << (e.alias_of.empty() ? "" : "implemented as " + e.alias_of + ": ") << e.citation << "\n";
   if (!with_params) return;
   auto specs = e.params;
   for (auto& s : specs) s.default_text = e.default_of(s);  // alias defaults

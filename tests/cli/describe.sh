@@ -13,6 +13,11 @@ expect_ok 'theory presets read the problem constants: mu, cocoercivity_client_ma
 expect_ok 'theory presets read no problem constant' "$fedbench" describe sagda
 expect_ok '^  step_size +alias +.*sets eta_xl and eta_yl' "$fedbench" describe sagda
 
+# Every problem lists the constants its default instance publishes (or says it has none).
+for problem in $("$fedbench" list problems | grep -E '^[a-z]' | cut -d' ' -f1); do
+  expect_ok '^  (constants of this instance|publishes no constants)' "$fedbench" describe "$problem"
+done
+
 # Every solver takes step_size; the run stores the targets only.
 for solver in $("$fedbench" list solvers | grep -E '^[a-z]' | cut -d' ' -f1); do
   expect_ok '^  step_size ' "$fedbench" describe "$solver"

@@ -85,7 +85,7 @@ TEST_CASE("auc: clear errors for unusable data") {
         std::vector<std::string>{"rel_error", "op_norm", "train_auc", "test_auc", "objective"});
 }
 
-TEST_CASE("auc: a LIBSVM path gives the same instance as the registered dataset; l2 adds l2 w") {
+TEST_CASE("auc: a LIBSVM path gives the same instance as the registered dataset, and l2 adds l2 w") {
   const ParamMap registered{{"dataset", "heart"}, {"clients", "3"}};
   const ParamMap from_file{{"source", "libsvm"},
                            {"path", testing::dataset_path("libsvm/heart_scale")},
