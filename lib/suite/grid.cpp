@@ -1,5 +1,6 @@
 #include "suite/grid.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -36,6 +37,17 @@ bool parse_call(const std::string& text, const std::string& name, std::vector<do
 }
 
 }  // namespace
+
+void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                const std::string& file, const std::string& what) {
+  if (!map.IsMap()) throw UserError(where(file, map) + what + " must be a map of key: value");
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(valid.begin(), valid.end(), key) == valid.end())
+      throw UserError(where(file, kv.first) + "unknown key '" + key + "' in " + what +
+                      "; valid: " + join(valid, ", ") + did_you_mean(key, valid));
+  }
+}
 
 std::vector<std::string> expand_text(const std::string& text, const std::string& what) {
   std::vector<double> a;

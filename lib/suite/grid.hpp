@@ -19,6 +19,9 @@ namespace fedbench::suite {
 
 //! "FILE:LINE: " for messages that point at a node.
 std::string where(const std::string& file, const YAML::Node& node);
+//! Refuses keys of `map` not in `valid`, naming the file, line and the valid keys.
+void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
+                const std::string& file, const std::string& what);
 
 //! Values of one text item ("0.1", "logspace(-3, 0, 4)", ...); throws UserError naming `what`.
 std::vector<std::string> expand_text(const std::string& text, const std::string& what);

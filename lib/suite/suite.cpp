@@ -18,17 +18,6 @@ const std::vector<std::string> kTopKeys = {"name",   "results",  "seeds",    "ro
                                            "participation", "eval", "budget", "problems",
                                            "solvers"};
 
-void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
-                const std::string& file, const std::string& what) {
-  if (!map.IsMap()) throw UserError(where(file, map) + what + " must be a map of key: value");
-  for (const auto& kv : map) {
-    const std::string key = kv.first.Scalar();
-    if (std::find(valid.begin(), valid.end(), key) == valid.end())
-      throw UserError(where(file, kv.first) + "unknown key '" + key + "' in " + what +
-                      "; valid: " + join(valid, ", ") + did_you_mean(key, valid));
-  }
-}
-
 std::string scalar(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node.IsScalar()) throw UserError(where(file, node) + what + " must be a single value");
   return node.Scalar();
