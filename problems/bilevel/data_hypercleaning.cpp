@@ -47,7 +47,7 @@ class DataHypercleaning : public BilevelProblem {
     std::string dataset, partition;
     int clients;
     std::int64_t rows, partition_seed;
-    double corruption, ridge, test_fraction, validation_fraction;
+    double corruption, ridge, test_fraction, validation_fraction, x0;
   };
   static void declare(Schema<Params>& s) {
     s.text("dataset", &Params::dataset, "mnist-t10k", "registered multiclass dataset (fedbench data list)")
@@ -63,10 +63,12 @@ class DataHypercleaning : public BilevelProblem {
         .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0},
-                 "seed of subsample, test split, partition and corruption");
+                 "seed of subsample, test split, partition and corruption")
+        .real("x0", &Params::x0, "0", {}, "starting value of every x_j (row weight sigmoid(x_j); 0: 1/2)");
   }
 
-  explicit DataHypercleaning(const Params& p) : ridge_(p.ridge), dense_(dense_rows(p.dataset)) {
+  explicit DataHypercleaning(const Params& p)
+      : ridge_(p.ridge), x0_(p.x0), dense_(dense_rows(p.dataset)) {
     const std::uint64_t seed = static_cast<std::uint64_t>(p.partition_seed);
     auto data = datasets::load_train_test(p.dataset, p.test_fraction, seed);
     if (data.classes < 2)
@@ -86,6 +88,12 @@ class DataHypercleaning : public BilevelProblem {
                       ClientSplit::sizes(validation_));
   }
 
+  //! Every entry of x starts at x0 (the hyperparameters' starting value); y starts at 0.
+  Vec initial_point() const override {
+    Vec z = Vec::Zero(dim());
+    z.head(dim_x()).setConstant(x0_);
+    return z;
+  }
   std::string problem_class() const override {
     return "bilevel: UL nonconvex in x, LL strongly convex in W (mu_g = 2 gamma_r)";
   }
@@ -347,6 +355,7 @@ class DataHypercleaning : public BilevelProblem {
   }
 
   double ridge_;
+  double x0_;
   bool dense_;  // image data: written dense by write_instance
   Index classes_ = 0, d_ = 0;
   datasets::CsrMatrix X_, test_X_;        // training + validation pool; test set

@@ -45,7 +45,7 @@ class HyperLogreg : public BilevelProblem {
     Model model;
     int clients;
     std::int64_t rows, partition_seed;
-    double test_fraction, validation_fraction;
+    double test_fraction, validation_fraction, x0;
   };
   static void declare(Schema<Params>& s) {
     s.text("dataset", &Params::dataset, "a9a", "registered dataset (fedbench data list)")
@@ -58,7 +58,8 @@ class HyperLogreg : public BilevelProblem {
                 "softmax: c = classes columns; logistic: c = 1 sigmoid (binary data)")
         .integer("clients", &Params::clients, "8", {.ge = 1}, "N, clients (paper: 8)")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
-        .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of split and partition");
+        .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of split and partition")
+        .real("x0", &Params::x0, "0", {}, "starting value of every x_q (lambda_q = exp(x_q))");
   }
 
   explicit HyperLogreg(const Params& p) : data_(split_over_clients(split_request("hyper-logreg", p))) {
@@ -69,9 +70,16 @@ class HyperLogreg : public BilevelProblem {
     columns_ = p.model == Params::Model::logistic ? 1 : classes_;
     d_ = data_.X.cols;
     reg_scale_ = 1.0 / static_cast<double>(columns_ * d_);
+    x0_ = p.x0;
     set_bilevel_shape(d_, d_ * columns_, ClientSplit::sizes(data_.train), ClientSplit::sizes(data_.validation));
   }
 
+  //! Every entry of x starts at x0 (the hyperparameters' starting value); y starts at 0.
+  Vec initial_point() const override {
+    Vec z = Vec::Zero(dim());
+    z.head(dim_x()).setConstant(x0_);
+    return z;
+  }
   std::string problem_class() const override {
     return "bilevel: UL nonconvex in x, LL strongly convex in y (modulus (2/(cd)) min_q exp(x_q))";
   }
@@ -179,9 +187,10 @@ class HyperLogreg : public BilevelProblem {
       }
     // lambda_max(diag(pi) - pi pi^T) <= 1/2 (softmax), pi(1 - pi) <= 1/4 (logistic)
     const double curvature = columns_ == 1 ? 0.25 : 0.5;
-    k.set(Constant::mu_g, 2 * reg_scale_, "(2/(cd)) min_q exp(x_q) at x0 = 0: strong convexity of g in y (x-dependent)");
-    k.set(Constant::lipschitz_g_client_max, curvature * row_norm_max + 2 * reg_scale_,
-          "bound at x0 = 0 on the smoothness of g_i in y: max_j ||a_j||^2 / 2 (1/4 logistic) + 2/(cd)");
+    const double reg_at_start = 2 * reg_scale_ * std::exp(x0_);
+    k.set(Constant::mu_g, reg_at_start, "(2/(cd)) min_q exp(x_q) at the start x0: strong convexity of g in y (x-dependent)");
+    k.set(Constant::lipschitz_g_client_max, curvature * row_norm_max + reg_at_start,
+          "bound at the start x0 on the smoothness of g_i in y: max_j ||a_j||^2 / 2 (1/4 logistic) + (2/(cd)) exp(x0)");
     double train_rows = 0, validation_rows = 0;
     for (int i = 0; i < num_clients(); ++i) {
       train_rows += static_cast<double>(num_samples(i));
@@ -285,6 +294,7 @@ class HyperLogreg : public BilevelProblem {
   ClientSplit data_;
   Index classes_ = 0, columns_ = 0, d_ = 0;
   double reg_scale_ = 0;  // 1/(cd)
+  double x0_ = 0;
   FullBatchCache<HyperLogreg, std::vector<double>> hessian_cache_;
 };
 
