@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Results checked outside fedbench: `fedbench instance` writes the generated data, and numpy
 # (with the run file's /final iterate) recomputes the last recorded metrics: the relative
-# error of the quadratic game from the exported components, and the AUC of a stored linear
-# model by a direct count over positive/negative pairs.
+# error of the quadratic game from the exported components, the AUC of a stored linear model
+# by a direct count over positive/negative pairs, hyper-logreg's validation loss and model
+# accuracy from the exported split, the matrix game's duality gap, and the WGAN's Phi.
 source "$(dirname "$0")/lib.bash"
 game=(-p clients=4 -p samples=6 -p dim=3)
 
