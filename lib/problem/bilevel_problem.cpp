@@ -140,6 +140,21 @@ Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double rel
 }
 
 Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start) const {
+  {
+    std::lock_guard<std::mutex> lock(last_solve_mutex_);
+    if (last_x_.size() == x.size() && last_y_start_.size() == y_start.size() && last_x_ == x &&
+        last_y_start_ == y_start)
+      return last_y_star_;
+  }
+  Vec y_star = solve_lower(x, y_start);  // deterministic: a cache hit gives the same bits
+  std::lock_guard<std::mutex> lock(last_solve_mutex_);
+  last_x_ = x;
+  last_y_start_ = y_start;
+  last_y_star_ = y_star;
+  return y_star;
+}
+
+Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   // Inexact damped Newton: CG solves each Newton system to the relative residual
   // min(0.1, ||grad|| / scale) (Eisenstat-Walker forcing, which keeps the local convergence
   // quadratic while early, far-off steps take a few CG iterations instead of a full solve),

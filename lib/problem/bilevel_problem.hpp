@@ -18,6 +18,8 @@
 // with the linear solve by conjugate gradients; metrics follow from them (our choice: the
 // papers plot losses and accuracies only).
 #pragma once
+#include <mutex>
+
 #include "problem/problem.hpp"
 
 namespace fedbench {
@@ -106,7 +108,13 @@ class BilevelProblem : public Problem {
   void global_lower_grad_y(const Vec& z, Vec& out) const;
   void global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const;
 
+  Vec solve_lower(const Vec& x, const Vec& y_start) const;
+
   std::vector<Index> upper_samples_;
+  // The last solve, by its inputs: a run's final iterate asks again for the y*(x) that its
+  // last metric row just solved (same x, same start, so the same bits).
+  mutable std::mutex last_solve_mutex_;
+  mutable Vec last_x_, last_y_start_, last_y_star_;
 };
 
 }  // namespace fedbench

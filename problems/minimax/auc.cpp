@@ -37,6 +37,7 @@
 #include "metrics/auc.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
+#include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -101,15 +102,12 @@ class Auc : public MinimaxProblem {
     out.text("layout", "z = (w[0:p], a, b, lambda): x = (w, a, b), y = (lambda,); the score of a row is w . row", "");
     out.scalar("tau", tau_, "positive fraction used in the loss");
     out.scalar("l2", l2_, "lambda_w: the min player's loss adds (lambda_w/2)||w||^2");
-    out.csr("train/X", X_.rows, X_.cols, X_.row_start, X_.col, X_.val, "training rows (CSR)");
-    out.vector("train/y", Eigen::Map<const Vec>(y_.data(), static_cast<Index>(y_.size())),
-               "training labels, +1 positive, -1 negative");
-    for (int i = 0; i < num_clients(); ++i)
-      out.indices("clients/" + std::to_string(i) + "/rows", clients_[i], "the client's rows of train/X");
+    write_rows(out, "train/X", X_, false, "training rows");
+    write_labels(out, "train/y", y_, "training labels, +1 positive, -1 negative");
+    write_client_rows(out, "rows", clients_, "the client's rows of train/X");
     if (test_X_.rows == 0) return;
-    out.csr("test/X", test_X_.rows, test_X_.cols, test_X_.row_start, test_X_.col, test_X_.val, "test rows (CSR)");
-    out.vector("test/y", Eigen::Map<const Vec>(test_y_.data(), static_cast<Index>(test_y_.size())),
-               "test labels, +1 positive, -1 negative");
+    write_rows(out, "test/X", test_X_, false, "test rows");
+    write_labels(out, "test/y", test_y_, "test labels, +1 positive, -1 negative");
   }
 
   std::optional<Vec> reference_solution() const override {

@@ -40,6 +40,7 @@
 #include "linalg/operator_constants.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
+#include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
 
@@ -195,8 +196,7 @@ class RobustLeastSquares : public MinimaxProblem {
     out.matrix("A", A_, "rows a_k of the design matrix (rows used only)");
     out.vector("y0", y0_, "targets y0_k");
     out.scalar("lambda", lambda_, "lambda of -lambda ||y - y0||^2");
-    for (std::size_t i = 0; i < client_rows_.size(); ++i)
-      out.indices("clients/" + std::to_string(i) + "/rows", client_rows_[i], "the client's rows of A");
+    write_client_rows(out, "rows", client_rows_, "the client's rows of A");
   }
 
   std::optional<Vec> reference_solution() const override {

@@ -7,23 +7,7 @@ source "$(dirname "$0")/lib.bash"
 scripts=$PWD/scripts
 results=$scratch/grid
 
-cat >"$scratch/grid.yaml" <<'EOF'
-name: grid
-seeds: [1, 2]
-rounds: 20
-eval: {every: 4}
-problems:
-  - name: quadratic-game
-    params: {clients: 4, samples: 6, dim: 3}
-  - name: auc
-    params: {dataset: heart, clients: 4}
-solvers:
-  - name: proxskip-gda-fl
-    params: {step_size: [0.1, 0.5]}
-  - name: gda
-    params: {step_size: [0.1, 50]}   # 50 diverges on both problems
-EOF
-expect_ok "" "$fedbench" run "$scratch/grid.yaml" --results "$results" -q --jobs 2
+expect_ok "" "$fedbench" run tests/cli/suites/mixed_grid.yaml --results "$results" -q --jobs 2 --solver proxskip-gda-fl --solver gda
 expect_ok "status: ok" "$fedbench" run --problem hyper-logreg -p dataset=mushrooms --solver fedbioacc \
   --rounds 4 --eval-every 2 -o "$scratch/hl.h5"
 

@@ -6,25 +6,7 @@ source "$(dirname "$0")/lib.bash"
 results=$scratch/results
 out=$scratch/out
 
-cat >"$scratch/grid.yaml" <<'EOF'
-name: report
-seeds: [1, 2]
-rounds: 20
-eval: {every: 4}
-problems:
-  - name: quadratic-game
-    params: {clients: 4, samples: 6, dim: 3}
-  - name: auc
-    params: {dataset: heart, clients: 4}
-solvers:
-  - name: proxskip-gda-fl
-    params: {step_size: [0.1, 0.5]}
-  - name: local-sgda
-    params: {schedule: constant, step_size: 0.05}
-  - name: gda
-    params: {step_size: [0.1, 50]}   # 50 diverges on both problems
-EOF
-expect_ok "" "$fedbench" run "$scratch/grid.yaml" --results "$results" -q --jobs 2
+expect_ok "" "$fedbench" run tests/cli/suites/mixed_grid.yaml --results "$results" -q --jobs 2
 
 # A run with status error: the CLI offers no reliable way to make a solver throw mid-run, so
 # the test writes one from a finished run (status, message, rows cut short), as the engine
