@@ -37,11 +37,16 @@ std::string experiments_dir() {
 
 void list(const std::vector<suite::Experiment>& experiments) {
   for (const auto& e : experiments) {
-    std::printf("%s\n  %s\n  reference:   %s\n  reproduces:  %s\n  substitutes: %s\n",
-                e.name.c_str(), e.title.c_str(), e.reference.c_str(), e.reproduces.c_str(),
-                e.substitutes.empty() ? "none" : e.substitutes.c_str());
-    std::printf("  claims:      %zu; time on 2 cores: %s\n\n", e.claims.size(),
-                e.time.empty() ? "not measured" : e.time.c_str());
+    std::printf("%s\n  %s\n  reference:   %s\n  reproduces:  %s\n", e.name.c_str(), e.title.c_str(),
+                e.reference.c_str(), e.reproduces.c_str());
+    if (!e.out_of_scope.empty()) {
+      std::printf("  out of scope: %s\n\n", e.out_of_scope.c_str());
+      continue;
+    }
+    std::printf("  substitutes: %s\n", e.substitutes.empty() ? "none" : e.substitutes.c_str());
+    std::printf("  claims:      %zu; time on 2 cores: %s (--quick: %s)\n\n", e.claims.size(),
+                e.time.empty() ? "not measured" : e.time.c_str(),
+                e.quick_time.empty() ? "not measured" : e.quick_time.c_str());
   }
 }
 
@@ -82,6 +87,8 @@ std::function<int()> add_reproduce(CLI::App& app) {
       throw UserError("unknown experiment '" + o->name + "'; valid: " + join(names, ", ") +
                       did_you_mean(o->name, names));
     const suite::Experiment& e = experiments[static_cast<std::size_t>(it - names.begin())];
+    if (!e.out_of_scope.empty())
+      throw UserError("experiment '" + e.name + "' is out of scope here: " + e.out_of_scope);
     const std::string out = o->output.empty()
                                 ? "results/reproduce/" + e.name + (o->quick ? "-quick" : "")
                                 : o->output;
@@ -130,12 +137,26 @@ std::function<int()> add_reproduce(CLI::App& app) {
       run_into(e.suite_path, report, options);
     }
 
+    // Fixed reference runs (no selection) next to the report runs.
+    if (!e.baselines_path.empty()) {
+      suite::SuiteOverrides baselines;
+      baselines.results_dir = report_dir;
+      if (!report_seeds.empty()) baselines.seeds = report_seeds;
+      if (!o->quiet) std::printf("%s: baselines (%s)\n", e.name.c_str(), e.baselines_path.c_str());
+      run_into(e.baselines_path, baselines, options);
+    }
+
     // 3. The figure on the paper's axes and the HTML report (python3 + matplotlib).
     if (suite::world().rank() == 0 && !e.figure_y.empty()) {
-      run_program({python_program(), find_script("plot.py"), out + "/figure.png", report_dir,
-                   "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title", e.title});
+      std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png",
+                                       report_dir, "--x", e.figure_x, "--y", e.figure_y, "--group",
+                                       e.figure_group, "--title", e.title};
+      if (!e.figure_panel.empty()) plot.insert(plot.end(), {"--panel", e.figure_panel});
+      if (e.figure_linear) plot.push_back("--linear");
+      run_program(plot);
+      // The report ranks by the figure's first metric.
       run_program({python_program(), find_script("report.py"), report_dir, "-o", out + "/html",
-                   "--metric", e.figure_y});
+                   "--metric", e.figure_y.substr(0, e.figure_y.find(','))});
     }
 
     // 4. The claims.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Plots one metric of fedbench run files against a counter column.
 
-    plot.py OUT.png FILE.h5|RESULTS_DIR... [--x round] [--y METRIC] [--title TEXT] [--linear]
-                   [--group solver[,step_size,...]]
+    plot.py OUT.png FILE.h5|RESULTS_DIR... [--x round] [--y METRIC[,METRIC...]] [--title TEXT]
+                   [--linear] [--group solver[,step_size,...]] [--panel KEY]
 
 Each run is one curve, labelled by its solver and the parameters that differ between the
 plotted runs. With --group KEYS (comma-separated: solver, problem, seed, participation, or any
@@ -10,6 +10,8 @@ parameter name such as step_size or solver.step_size), the runs of each combinat
 make one curve: the median over the runs still alive at each round, the min-max range shaded.
 A run whose metric turns non-finite or absurd (diverged) ends there, marked with an 'x'.
 x may be any column, or bytes (up + down) or oracle_calls (sum of the *_calls columns).
+Several metrics in --y (comma-separated) draw one row of panels each; --panel KEY draws one
+column of panels per value of KEY (e.g. lambda or dataset), with one shared legend.
 Uses numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
 import textwrap
@@ -136,19 +138,22 @@ def main():
     ap.add_argument("files", nargs="+", help="run files or results directories")
     ap.add_argument("--x", default="round", help="x column (round, samples, bytes, oracle_calls, "
                     "wall_time, any counter)")
-    ap.add_argument("--y", default="", help="metric column (default: the runs' primary metric)")
+    ap.add_argument("--y", default="", help="metric column(s), comma-separated (default: the runs' "
+                    "primary metric)")
     ap.add_argument("--title", default="")
     ap.add_argument("--linear", action="store_true", help="linear y axis (default: log)")
     ap.add_argument("--group", default="", help="keys, comma-separated: one median curve per value")
+    ap.add_argument("--panel", default="", help="key: one column of panels per value")
     args = ap.parse_args()
 
     runs = [fr.add_derived(r) for r in fr.read_runs(args.files)]
     if not runs:
         sys.exit(f"plot.py: no readable run file in {' '.join(args.files)}")
-    ycol = args.y or pd.Series([r.attrs["primary_metric"] for r in runs]).mode()[0]
+    ycols = [c.strip() for c in args.y.split(",") if c.strip()] or \
+        [pd.Series([r.attrs["primary_metric"] for r in runs]).mode()[0]]
     usable = []
     for r in runs:
-        missing = [c for c in (args.x, ycol) if c not in r.columns]
+        missing = [c for c in [args.x] + ycols if c not in r.columns]
         if missing:
             print(f"plot.py: skipping {r.attrs['path']}: no column {missing[0]!r}", file=sys.stderr)
         elif len(r) == 0:
@@ -157,32 +162,57 @@ def main():
         else:
             usable.append(r)
     if not usable:
-        sys.exit(f"plot.py: nothing to plot: no run has rows and columns {args.x!r} and {ycol!r}; "
-                 f"columns: {', '.join(runs[0].columns)}")
+        sys.exit(f"plot.py: nothing to plot: no run has rows and columns {args.x!r} and "
+                 f"{', '.join(map(repr, ycols))}; columns: {', '.join(runs[0].columns)}")
     info = pd.DataFrame([fr.run_info(r) for r in usable])
     try:
         keys = [fr.resolve_key(info, k.strip()) for k in args.group.split(",") if k.strip()]
+        panel_key = fr.resolve_key(info, args.panel.strip()) if args.panel.strip() else None
     except KeyError as e:
-        sys.exit(f"plot.py: --group: {e.args[0]}")
-    log = not args.linear
-    if log and not any((r[ycol].to_numpy(float) > 0).any() for r in usable):
-        print(f"plot.py: {ycol} has no positive value; using a linear axis", file=sys.stderr)
-        log = False
+        sys.exit(f"plot.py: --group/--panel: {e.args[0]}")
+    panels = ([(None, info.index)] if panel_key is None else
+              list(info.groupby(panel_key, dropna=False, sort=True).groups.items()))
 
-    curves = build_curves(usable, info, args.x, ycol, keys, log)
-    many = len(curves) > 8
-    fig, ax = plt.subplots(figsize=(10.5 if many else 7, 4.8))
-    draw(ax, curves, log)
-    ax.set_xlabel(X_LABELS.get(args.x, args.x))
-    ax.set_ylabel(y_label(usable, ycol))
-    ax.set_title(args.title)
-    if many:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ncols, nrows = len(panels), len(ycols)
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                             figsize=(min(5.2 * ncols, 16) if ncols > 1 else 7, 4.3 * nrows))
+    total = 0
+    for row, ycol in enumerate(ycols):
+        log = not args.linear
+        if log and not any((r[ycol].to_numpy(float) > 0).any() for r in usable):
+            print(f"plot.py: {ycol} has no positive value; using a linear axis", file=sys.stderr)
+            log = False
+        for col, (value, idx) in enumerate(panels):
+            ax = axes[row][col]
+            sub_runs = [usable[i] for i in idx]
+            sub_info = info.loc[idx].reset_index(drop=True)
+            curves = build_curves(sub_runs, sub_info, args.x, ycol, keys, log)
+            total = max(total, len(curves))
+            draw(ax, curves, log)
+            ax.set_xlabel(X_LABELS.get(args.x, args.x))
+            if col == 0:
+                ax.set_ylabel(y_label(usable, ycol))
+            if panel_key is not None and row == 0:
+                ax.set_title(group_label([panel_key], [value]), fontsize=10)
+    many = total > 8
+    if ncols * nrows == 1:
+        axes[0][0].set_title(args.title)
+        if many:
+            axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+            fig.set_size_inches(10.5, 4.8)
+        else:
+            axes[0][0].legend(fontsize=8)
+        fig.tight_layout()
     else:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+        fig.suptitle(args.title)
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, fontsize=8, loc="lower center",
+                   ncol=min(4, max(1, len(labels))), bbox_to_anchor=(0.5, 0.0))
+        rows_of_legend = (len(labels) + 3) // 4
+        fig.tight_layout(rect=(0, min(0.4, 0.05 * rows_of_legend + 0.02) / nrows, 1, 0.97))
     fig.savefig(args.out, dpi=120)
-    print(f"plot.py: wrote {args.out} ({len(curves)} curves of {len(usable)} runs)")
+    print(f"plot.py: wrote {args.out} ({total} curves per panel, {len(usable)} runs, "
+          f"{nrows}x{ncols} panels)")
 
 
 if __name__ == "__main__":

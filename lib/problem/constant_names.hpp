@@ -25,7 +25,7 @@ enum class Constant {
   sigma_star_sq, heterogeneity,
   // sizes and settings of the instance (information)
   coupling, tau, classes, hidden, weights, rows_used, train_rows, validation_rows,
-  corrupted_rows,
+  corrupted_rows, test_rows,
 };
 
 struct ConstantInfo {
@@ -93,6 +93,7 @@ inline constexpr std::array kConstantTable{
                  "upper-level (validation) rows over all clients", ""},
     ConstantInfo{Constant::corrupted_rows, "corrupted_rows",
                  "training rows whose label was corrupted", ""},
+    ConstantInfo{Constant::test_rows, "test_rows", "held-out test rows", ""},
 };
 
 constexpr const ConstantInfo& constant_info(Constant c) {
@@ -106,7 +107,7 @@ std::optional<Constant> constant_from_name(std::string_view name);
 consteval bool constant_table_in_order() {
   for (std::size_t i = 0; i < kConstantTable.size(); ++i)
     if (static_cast<std::size_t>(kConstantTable[i].id) != i) return false;
-  return kConstantTable.size() == static_cast<std::size_t>(Constant::corrupted_rows) + 1;
+  return kConstantTable.size() == static_cast<std::size_t>(Constant::test_rows) + 1;
 }
 static_assert(constant_table_in_order(), "kConstantTable must list every Constant in enum order");
 

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kKeys = {"name", "title", "reference", "reproduces", "substitutes",
                                         "time", "suite", "select", "report_seeds", "quick",
-                                        "figure", "claims"};
+                                        "figure", "claims", "out_of_scope", "baselines"};
 
 std::string text_of(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node) return {};
@@ -50,22 +50,23 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
 
 // One claim; `quick` fields (if any) replace the plain ones when `use_quick`.
 Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
-  check_keys(node, {"text", "better", "below", "above", "within", "quick"}, file, "claim");
+  check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick"}, file, "claim");
   Claim c;
   c.text = text_of(node["text"], file, "claim text");
   if (c.text.empty()) throw UserError(where(file, node) + "a claim needs text: what the paper says");
-  const char* kinds[] = {"better", "below", "above", "within"};
+  const char* kinds[] = {"better", "below", "above", "within", "closer"};
   YAML::Node body;
   bool found = false;
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < 5; ++k)
     if (node[kinds[k]]) {
-      if (found) throw UserError(where(file, node) + "a claim is one of better, below, above, within");
+      if (found) throw UserError(where(file, node) + "a claim is one of better, below, above, within, closer");
       body = node[kinds[k]];
       c.kind = static_cast<Claim::Kind>(k);
       found = true;
     }
-  if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above, within");
-  check_keys(body, {"solver", "than", "metric", "at", "value", "high", "factor", "where"}, file, "claim");
+  if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above, within, closer");
+  check_keys(body, {"solver", "than", "to", "metric", "at", "value", "high", "factor", "where", "than_where", "to_where"},
+             file, "claim");
   YAML::Node fields = YAML::Clone(body);
   if (use_quick && node["quick"]) {
     check_keys(node["quick"], {"at", "value", "high", "factor"}, file, "claim quick");
@@ -76,10 +77,23 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
   if (c.solver.empty() || c.metric.empty() || !fields["at"])
     throw UserError(where(file, body) + "a claim needs solver, metric and at");
   c.at = static_cast<std::int64_t>(number_of(fields["at"], file, "at"));
-  if (c.kind == Claim::Kind::better) {
+  const auto params_of = [&](const char* key, ParamMap& out) {
+    if (fields[key])
+      for (const auto& kv : fields[key]) out[kv.first.Scalar()] = kv.second.Scalar();
+  };
+  params_of("where", c.where);
+  if (c.kind == Claim::Kind::better || c.kind == Claim::Kind::closer) {
     c.than = text_of(fields["than"], file, "than");
-    if (c.than.empty()) throw UserError(where(file, body) + "a 'better' claim needs than: SOLVER");
+    if (c.than.empty()) throw UserError(where(file, body) + "a 'better' or 'closer' claim needs than: SOLVER");
     if (fields["factor"]) c.factor = number_of(fields["factor"], file, "factor");
+    c.than_where = c.where;
+    params_of("than_where", c.than_where);
+    if (c.kind == Claim::Kind::closer) {
+      c.to = text_of(fields["to"], file, "to");
+      if (c.to.empty()) throw UserError(where(file, body) + "a 'closer' claim needs to: SOLVER and than: SOLVER");
+      c.to_where = c.where;
+      params_of("to_where", c.to_where);
+    }
   } else {
     if (!fields["value"]) throw UserError(where(file, body) + "a below/above/within claim needs value");
     c.value = number_of(fields["value"], file, "value");
@@ -88,8 +102,6 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
       c.high = number_of(fields["high"], file, "high");
     }
   }
-  if (fields["where"])
-    for (const auto& kv : fields["where"]) c.where[kv.first.Scalar()] = kv.second.Scalar();
   return c;
 }
 
@@ -108,9 +120,12 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
     if (r.text.at("solver") != solver) continue;
     bool match = true;
     for (const auto& [k, v] : where_params) {
-      const auto it = r.problem_params.find(k);
+      // A problem parameter, else a solver parameter of that name (e.g. local_steps).
+      auto it = r.problem_params.find(k);
+      const bool in_problem = it != r.problem_params.end();
+      if (!in_problem) it = r.solver_params.find(k);
       double a = 0, b = 0;
-      match = match && it != r.problem_params.end() &&
+      match = match && (in_problem || it != r.solver_params.end()) &&
               (it->second == v || (parse_real(it->second, a) && parse_real(v, b) && a == b));
     }
     if (!match) continue;
@@ -134,6 +149,15 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
   const std::size_t n = values.size();
   m.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
   return m;
+}
+
+//! "solver" or, when the two sides of a claim differ in their problem parameters,
+//! "solver [key=value ...]".
+std::string side(const std::string& solver, const ParamMap& where, bool differs) {
+  if (!differs || where.empty()) return solver;
+  std::string out = solver + " [";
+  for (const auto& [k, v] : where) out += (out.back() == '[' ? "" : " ") + k + "=" + v;
+  return out + "]";
 }
 
 std::string fmt(double v) {
@@ -162,9 +186,22 @@ Experiment load_experiment(const std::string& path) {
   e.reproduces = text_of(root["reproduces"], path, "reproduces");
   e.substitutes = text_of(root["substitutes"], path, "substitutes");
   e.time = text_of(root["time"], path, "time");
-  for (const char* key : {"name", "title", "reference", "reproduces", "suite", "claims"})
+  e.out_of_scope = text_of(root["out_of_scope"], path, "out_of_scope");
+  for (const char* key : {"name", "title", "reference", "reproduces"})
     if (!root[key]) throw UserError(path + ": an experiment needs '" + key + "'");
+  if (!e.out_of_scope.empty()) {
+    // Listed with its reason only: nothing to run.
+    for (const char* key : {"suite", "claims", "select", "quick", "figure", "report_seeds", "baselines"})
+      if (root[key])
+        throw UserError(path + ": an out_of_scope experiment has no '" + key + "'; remove it or the out_of_scope line");
+    return e;
+  }
+  for (const char* key : {"suite", "claims"})
+    if (!root[key]) throw UserError(path + ": an experiment needs '" + key + "' (or out_of_scope: REASON)");
   e.suite_path = (fs::path(path).parent_path() / text_of(root["suite"], path, "suite")).lexically_normal().string();
+  if (root["baselines"])
+    e.baselines_path =
+        (fs::path(path).parent_path() / text_of(root["baselines"], path, "baselines")).lexically_normal().string();
   if (const auto s = root["select"]) {
     check_keys(s, {"metric", "at"}, path, "select");
     e.select_metric = text_of(s["metric"], path, "select metric");
@@ -172,15 +209,23 @@ Experiment load_experiment(const std::string& path) {
   }
   e.report_seeds = seeds_of(root["report_seeds"], path, "report_seeds");
   if (const auto q = root["quick"]) {
-    check_keys(q, {"rounds", "seeds", "report_seeds"}, path, "quick");
+    check_keys(q, {"rounds", "seeds", "report_seeds", "time"}, path, "quick");
+    e.quick_time = text_of(q["time"], path, "quick time");
     if (q["rounds"]) e.quick_rounds = static_cast<std::int64_t>(number_of(q["rounds"], path, "quick rounds"));
     e.quick_seeds = seeds_of(q["seeds"], path, "quick seeds");
     e.quick_report_seeds = seeds_of(q["report_seeds"], path, "quick report_seeds");
   }
   if (const auto f = root["figure"]) {
-    check_keys(f, {"x", "y", "group"}, path, "figure");
+    check_keys(f, {"x", "y", "group", "panel", "scale"}, path, "figure");
     if (f["x"]) e.figure_x = text_of(f["x"], path, "figure x");
     if (f["group"]) e.figure_group = text_of(f["group"], path, "figure group");
+    e.figure_panel = text_of(f["panel"], path, "figure panel");
+    if (f["scale"]) {
+      const std::string scale = text_of(f["scale"], path, "figure scale");
+      if (scale != "log" && scale != "linear")
+        throw UserError(where(path, f["scale"]) + "figure scale '" + scale + "': use log or linear");
+      e.figure_linear = scale == "linear";
+    }
     e.figure_y = text_of(f["y"], path, "figure y");
   }
   if (!root["claims"].IsSequence() || root["claims"].size() == 0)
@@ -218,15 +263,32 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const st
       continue;
     }
     switch (c.kind) {
+      case Claim::Kind::closer: {
+        const Measured to = measure(runs, c.to, c.metric, c.at, c.to_where);
+        const Measured than = measure(runs, c.than, c.metric, c.at, c.than_where);
+        if (to.runs == 0 || than.runs == 0) {
+          r.line = "claim: " + c.text + ": failed (no runs of " + (to.runs == 0 ? c.to : c.than) + ")";
+          out.push_back(r);
+          continue;
+        }
+        r.passed = std::abs(a.median - to.median) < std::abs(a.median - than.median);
+        const bool differs = c.to_where != c.where || c.than_where != c.where;
+        numbers = side(c.solver, c.where, differs) + " " + fmt(a.median) + ", closer to " +
+                  side(c.to, c.to_where, differs) + " " + fmt(to.median) + " than to " +
+                  side(c.than, c.than_where, differs) + " " + fmt(than.median);
+        break;
+      }
       case Claim::Kind::better: {
-        const Measured b = measure(runs, c.than, c.metric, c.at, c.where);
+        const Measured b = measure(runs, c.than, c.metric, c.at, c.than_where);
         if (b.runs == 0) {
           r.line = "claim: " + c.text + ": failed (no runs of " + c.than + ")";
           out.push_back(r);
           continue;
         }
         r.passed = a.maximize ? a.median > b.median * c.factor : a.median * c.factor < b.median;
-        numbers = c.solver + " " + fmt(a.median) + " vs " + c.than + " " + fmt(b.median);
+        const bool differs = c.than_where != c.where;
+        numbers = side(c.solver, c.where, differs) + " " + fmt(a.median) + " vs " + side(c.than, c.than_where, differs) +
+                  " " + fmt(b.median);
         break;
       }
       case Claim::Kind::below:

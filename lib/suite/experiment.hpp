@@ -13,8 +13,12 @@
 //   suite: ../suites/zhang2024-fig1a.yaml   # relative to this file
 //   select: {metric: rel_error, at: "rounds=400"}   # optional: tune on the suite's seeds
 //   report_seeds: [1024]          # optional: rerun (the winners) on these seeds
-//   quick: {rounds: 150, seeds: [1]}        # --quick: a reduced budget, the same claims
+//   baselines: ../suites/x-baselines.yaml   # optional: fixed reference runs (e.g. a problem's
+//                                 # no-cleaning setting) run as they are on the report seeds
+//   quick: {rounds: 150, seeds: [1], time: 2 s}   # --quick: a reduced budget, the same claims
 //   figure: {x: round, y: rel_error, group: "solver,lambda"}   # group: one curve per value
+//           # y may list metrics ("test_accuracy,worst_class_accuracy": one row of panels
+//           # each); panel: KEY draws one column per value; scale: log (default) | linear
 //   claims:
 //     - text: ProxSkip-GDA-FL is faster than Local GDA
 //       better: {solver: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 150}
@@ -23,10 +27,19 @@
 //       quick: {at: 100}          # fields replaced under --quick (banded claims)
 //     - text: Local GDA is where the paper's curve is
 //       within: {solver: local-gda, metric: rel_error, at: 400, value: 0.2, high: 0.6}
+//     - text: learned weights land closer to the clean-only baseline than to no cleaning
+//       closer: {solver: adafbio, metric: test_accuracy, at: 500, where: {weights: learned},
+//                to: adafbio, to_where: {weights: clean}, than: adafbio, than_where: {weights: ones}}
 //
 // A claim's value for a solver is the median over the report runs' seeds of the metric at the
 // last recorded row with round <= at; a run that did not end "ok" counts as the worst value.
-// `where: {param: value}` restricts a claim to runs whose problem has those parameters.
+// `where: {param: value}` restricts a claim to runs whose problem (else solver) has those
+// parameters;
+// `than_where` / `to_where` restrict the other side (default: the same `where`). `closer`
+// passes when the solver's value is nearer the `to` side's than the `than` side's.
+//
+// An experiment this machine cannot run meaningfully is listed with `out_of_scope: REASON`
+// and no suite or claims.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -40,23 +53,27 @@ namespace fedbench::suite {
 
 struct Claim {
   std::string text;
-  enum class Kind { better, below, above, within } kind = Kind::below;
-  std::string solver, than, metric;
+  enum class Kind { better, below, above, within, closer } kind = Kind::below;
+  std::string solver, than, to, metric;
   std::int64_t at = 0;
   double value = 0;   //!< below / above: the threshold; within: the low end
   double high = 0;    //!< within: the high end (a band read off the paper's figure)
   double factor = 1;  //!< better: solver must beat `than` by this factor (min metrics)
   ParamMap where;     //!< problem parameters the runs must have
+  ParamMap than_where, to_where;  //!< the same for the `than` / `to` side (default: where)
 };
 
 struct Experiment {
-  std::string path, name, title, reference, reproduces, substitutes, time;
+  std::string path, name, title, reference, reproduces, substitutes, time, quick_time;
+  std::string out_of_scope;              //!< non-empty: listed with this reason, never run
   std::string suite_path;                //!< resolved
+  std::string baselines_path;            //!< resolved; empty: none
   std::optional<std::string> select_metric, select_at;
   std::vector<std::uint64_t> report_seeds;
   std::optional<std::int64_t> quick_rounds;
   std::vector<std::uint64_t> quick_seeds, quick_report_seeds;
-  std::string figure_x = "round", figure_y, figure_group = "solver";
+  std::string figure_x = "round", figure_y, figure_group = "solver", figure_panel;
+  bool figure_linear = false;
   std::vector<Claim> claims, quick_claims;  //!< quick_claims: the claims with --quick fields
 };
 

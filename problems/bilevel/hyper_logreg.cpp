@@ -23,6 +23,12 @@
 // `test_fraction` (10%) is the test set, `validation_fraction` (30%) of the rest the upper-level
 // rows, the rest the lower-level rows; each set is spread over the clients by the partitioner
 // (Section 5.1: at random over eight workers). ijcnn1 ships only its `validation` file here.
+// `hyperparameter = scalar` is the textbook check problem: one weight exp(x) for every feature
+// (x in R^1, R = (1/(cd)) exp(x) ||y||^2).
+// Explicit splits (ours): `validation_file` takes the upper-level rows from another file of the
+// dataset (e.g. letter's validation file) or a LIBSVM path, and then every non-test row of the
+// main file is a lower-level row; `test_file` likewise; `ranges` names the rows of the main file
+// in file order, e.g. "train=0:3000,validation=3000:4000,test=4000:4435" (0-based, end excluded).
 // Constants are x-dependent: the lower level is (2/(cd)) min_q exp(x_q)-strongly convex in y;
 // mu_g and the smoothness bound are declared at x0 = 0 (the initial point).
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
@@ -41,8 +47,10 @@ class HyperLogreg : public BilevelProblem {
  public:
   struct Params {
     enum class Model { softmax, logistic };
-    std::string dataset, file, partition;
+    enum class Hyperparameter { per_feature, scalar };
+    std::string dataset, file, partition, validation_file, test_file, ranges;
     Model model;
+    Hyperparameter hyperparameter;
     int clients;
     std::int64_t rows, partition_seed;
     double test_fraction, validation_fraction, x0;
@@ -54,6 +62,15 @@ class HyperLogreg : public BilevelProblem {
         .real("test_fraction", &Params::test_fraction, "0.1", {.ge = 0, .lt = 1}, "held-out test rows (paper: 10%)")
         .real("validation_fraction", &Params::validation_fraction, "0.3", {.gt = 0, .lt = 1},
               "of the other rows, upper-level validation rows (paper: 30%); the rest train")
+        .text("validation_file", &Params::validation_file, "",
+              "upper-level rows from this file of the dataset (a role such as validation or test) or a LIBSVM path; "
+              "every non-test row of `file` is then a lower-level row")
+        .text("test_file", &Params::test_file, "", "test rows from this file of the dataset or a LIBSVM path")
+        .text("ranges", &Params::ranges, "",
+              "rows of `file` in file order, e.g. train=0:3000,validation=3000:4000,test=4000:4435 (0-based, end excluded)")
+        .choice("hyperparameter", &Params::hyperparameter, "per-feature",
+                {{"per-feature", Params::Hyperparameter::per_feature}, {"scalar", Params::Hyperparameter::scalar}},
+                "one weight exp(x_q) per feature (eq. (12)) or one exp(x) for all features")
         .choice("model", &Params::model, "softmax", {{"softmax", Params::Model::softmax}, {"logistic", Params::Model::logistic}},
                 "softmax: c = classes columns; logistic: c = 1 sigmoid (binary data)")
         .integer("clients", &Params::clients, "8", {.ge = 1}, "N, clients (paper: 8)")
@@ -62,7 +79,7 @@ class HyperLogreg : public BilevelProblem {
         .real("x0", &Params::x0, "0", {}, "starting value of every x_q (lambda_q = exp(x_q))");
   }
 
-  explicit HyperLogreg(const Params& p) : data_(split_over_clients(split_request("hyper-logreg", p))) {
+  explicit HyperLogreg(const Params& p) : data_(split_over_clients(request(p))) {
     if (p.model == Params::Model::logistic && data_.classes != 2)
       throw UserError("problem hyper-logreg: model = logistic needs a binary dataset, " + p.dataset + " has " +
                       std::to_string(data_.classes) + " classes; use model=softmax");
@@ -71,7 +88,8 @@ class HyperLogreg : public BilevelProblem {
     d_ = data_.X.cols;
     reg_scale_ = 1.0 / static_cast<double>(columns_ * d_);
     x0_ = p.x0;
-    set_bilevel_shape(d_, d_ * columns_, ClientSplit::sizes(data_.train), ClientSplit::sizes(data_.validation));
+    scalar_ = p.hyperparameter == Params::Hyperparameter::scalar;
+    set_bilevel_shape(scalar_ ? 1 : d_, d_ * columns_, ClientSplit::sizes(data_.train), ClientSplit::sizes(data_.validation));
   }
 
   //! Every entry of x starts at x0 (the hyperparameters' starting value); y starts at 0.
@@ -88,7 +106,8 @@ class HyperLogreg : public BilevelProblem {
   }
   void write_instance(InstanceWriter& out) const override {
     out.text("layout",
-             "z = (x, y): x in R^d, y in R^{d x c} feature-major (y[q, k] at d + q*c + k), c = columns; "
+             "z = (x, y): x in R^d (R^1 when hyperparameter = scalar: every x_q below is then x_0), y in R^{d x c} "
+             "feature-major (y[q, k] at dim_x + q*c + k), c = columns; "
              "logits of a row a: a^T y (columns == classes), or (0, a^T y) for the logistic model (columns = 1); "
              "CE = log sum exp(logits) - logits[b]; "
              "f_i(x, y) = mean CE over the client's validation_rows, upper_value = mean_i f_i; "
@@ -111,10 +130,11 @@ class HyperLogreg : public BilevelProblem {
   }
   void do_lower_grad_x(int, std::span<const Index>, const Vec& z, Vec& out) const override {
     const double* y = y_of(z);
+    out.setZero();
     for (Index q = 0; q < d_; ++q) {  // grad_x R = (1/(cd)) e^x . rowsumsq(y); data-free
       double sq = 0;
       for (Index k = 0; k < columns_; ++k) sq += y[q * columns_ + k] * y[q * columns_ + k];
-      out(q) = reg_scale_ * std::exp(z(q)) * sq;
+      out(hp(q)) += reg_scale_ * std::exp(z(hp(q))) * sq;
     }
   }
   void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
@@ -123,7 +143,7 @@ class HyperLogreg : public BilevelProblem {
     const Index n = for_each_row(data_.train[i], s, [&](Index row) { add_loss_gradient(row, y, out); });
     out /= static_cast<double>(n);
     for (Index q = 0; q < d_; ++q) {  // grad_y R = (2/(cd)) diag(e^x) y
-      const double w = 2 * reg_scale_ * std::exp(z(q));
+      const double w = 2 * reg_scale_ * std::exp(z(hp(q)));
       for (Index k = 0; k < columns_; ++k) out(q * columns_ + k) += w * y[q * columns_ + k];
     }
   }
@@ -150,16 +170,17 @@ class HyperLogreg : public BilevelProblem {
     }
     out /= static_cast<double>(s.empty() ? rows.size() : s.size());
     for (Index q = 0; q < d_; ++q) {
-      const double w = 2 * reg_scale_ * std::exp(z(q));
+      const double w = 2 * reg_scale_ * std::exp(z(hp(q)));
       for (Index k = 0; k < columns_; ++k) out(q * columns_ + k) += w * v(q * columns_ + k);
     }
   }
   void do_lower_jvp(int, std::span<const Index>, const Vec& z, const Vec& v, Vec& out) const override {
     const double* y = y_of(z);
+    out.setZero();
     for (Index q = 0; q < d_; ++q) {  // grad^2_xy R[V] = (2/(cd)) e^x . rowsum(y . V)
       double dot = 0;
       for (Index k = 0; k < columns_; ++k) dot += y[q * columns_ + k] * v(q * columns_ + k);
-      out(q) = 2 * reg_scale_ * std::exp(z(q)) * dot;
+      out(hp(q)) += 2 * reg_scale_ * std::exp(z(hp(q))) * dot;
     }
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
@@ -171,7 +192,7 @@ class HyperLogreg : public BilevelProblem {
     for (Index q = 0; q < d_; ++q) {
       double sq = 0;
       for (Index k = 0; k < columns_; ++k) sq += y[q * columns_ + k] * y[q * columns_ + k];
-      reg += std::exp(z(q)) * sq;
+      reg += std::exp(z(hp(q))) * sq;
     }
     return mean_loss(data_.train[i], s, y) + reg_scale_ * reg;
   }
@@ -199,6 +220,7 @@ class HyperLogreg : public BilevelProblem {
     k.set(Constant::classes, static_cast<double>(classes_), "c of the data (the model has c columns, or 1 for logistic)");
     k.set(Constant::train_rows, train_rows, "lower-level rows over all clients");
     k.set(Constant::validation_rows, validation_rows, "upper-level rows over all clients");
+    k.set(Constant::test_rows, static_cast<double>(data_.test_rows.size()), "held-out test rows");
     return k;
   }
 
@@ -224,7 +246,7 @@ class HyperLogreg : public BilevelProblem {
     s.direction.resize(static_cast<std::size_t>(classes));
     return s;
   }
-  const double* y_of(const Vec& z) const { return z.data() + d_; }
+  const double* y_of(const Vec& z) const { return z.data() + dim_x(); }
   Index label(Index row) const { return static_cast<Index>(data_.labels[row]); }
   //! Class of the model's first column (1 for logistic: class 0's logit is fixed at 0).
   Index first_free() const { return classes_ - columns_; }
@@ -291,10 +313,21 @@ class HyperLogreg : public BilevelProblem {
     return right / n;
   }
 
+  static ClientSplitRequest request(const Params& p) {
+    ClientSplitRequest r = split_request("hyper-logreg", p);
+    r.validation_file = p.validation_file;
+    r.test_file = p.test_file;
+    r.ranges = p.ranges;
+    return r;
+  }
+  //! The entry of x that weighs feature q.
+  Index hp(Index q) const { return scalar_ ? 0 : q; }
+
   ClientSplit data_;
   Index classes_ = 0, columns_ = 0, d_ = 0;
   double reg_scale_ = 0;  // 1/(cd)
   double x0_ = 0;
+  bool scalar_ = false;  // one hyperparameter for every feature
   FullBatchCache<HyperLogreg, std::vector<double>> hessian_cache_;
 };
 

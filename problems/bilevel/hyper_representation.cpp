@@ -20,7 +20,9 @@
 // default is satimage (36 -> 30 -> 6). Data "the same as the first experiment" (Section 5.2,
 // i.e. Section 5.1): the main file split 10% test, 30% of the rest validation (upper), the
 // rest training (lower), each set spread over 8 clients by the partitioner.
-// Start: W1, b1 ~ U(-1/sqrt(d), 1/sqrt(d)) (PyTorch's nn.Linear default, as FedNest's MLP), y = 0.
+// Start: W1, b1 ~ U(-s/sqrt(d), s/sqrt(d)) with s = init_scale (1: PyTorch's nn.Linear
+// default, as FedNest's MLP), drawn from instance_seed; y = 0. A constant start would make
+// every hidden unit the same, so the start is set by (instance_seed, init_scale).
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
 #include <cmath>
 
@@ -41,7 +43,7 @@ class HyperRepresentation : public BilevelProblem {
     Activation activation;
     int clients, hidden;
     std::int64_t rows, partition_seed, instance_seed;
-    double ridge, test_fraction, validation_fraction;
+    double ridge, test_fraction, validation_fraction, init_scale;
   };
   static void declare(Schema<Params>& s) {
     s.text("dataset", &Params::dataset, "satimage", "registered multiclass dataset (fedbench data list)")
@@ -57,7 +59,9 @@ class HyperRepresentation : public BilevelProblem {
         .integer("clients", &Params::clients, "8", {.ge = 1}, "N, clients (paper: 8)")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of split and partition")
-        .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the initial hidden layer");
+        .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the initial hidden layer")
+        .real("init_scale", &Params::init_scale, "1", {.ge = 0},
+              "starting x: W1, b1 uniform in +-init_scale/sqrt(d) (1: PyTorch's default; 0: all zero)");
   }
 
   explicit HyperRepresentation(const Params& p)
@@ -69,7 +73,7 @@ class HyperRepresentation : public BilevelProblem {
                       ClientSplit::sizes(data_.validation));
     start_ = Vec::Zero(dim());
     Stream rng(static_cast<std::uint64_t>(p.instance_seed), "hyper-representation-init");
-    const double bound = 1.0 / std::sqrt(static_cast<double>(d_));
+    const double bound = p.init_scale / std::sqrt(static_cast<double>(d_));
     for (Index k = 0; k < dim_x(); ++k) start_(k) = rng.uniform(-bound, bound);
   }
 
@@ -166,6 +170,14 @@ class HyperRepresentation : public BilevelProblem {
       k.set(Constant::lipschitz_g_client_max, (static_cast<double>(hidden_) + 1) / 2 + ridge_,
             "bound for every x on the smoothness of g_i in y: ||(h, 1)||^2 / 2 + gamma, |tanh| <= 1");
     k.set(Constant::hidden, static_cast<double>(hidden_), "H, hidden width");
+    const auto rows = [](const datasets::Partition& parts) {
+      double n = 0;
+      for (const auto& client : parts) n += static_cast<double>(client.size());
+      return n;
+    };
+    k.set(Constant::train_rows, rows(data_.train), "lower-level rows over all clients");
+    k.set(Constant::validation_rows, rows(data_.validation), "upper-level rows over all clients");
+    k.set(Constant::test_rows, static_cast<double>(data_.test_rows.size()), "held-out test rows");
     return k;
   }
 

@@ -1,9 +1,13 @@
 #include "problems/common/client_split.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <numeric>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/text.hpp"
 #include "datasets/registry.hpp"
 #include "datasets/train_test.hpp"
 #include "problems/common/instance_rows.hpp"
@@ -53,6 +57,74 @@ datasets::Partition spread_over_clients(const std::vector<Index>& rows, const st
   return parts;
 }
 
+namespace {
+
+//! Rows of another file of the dataset (a role such as "validation") or of a LIBSVM path.
+datasets::LabeledData load_other_file(const datasets::DatasetInfo& info, const std::string& file,
+                                      const std::string& owner) {
+  std::error_code ec;
+  const bool is_role = std::any_of(info.files.begin(), info.files.end(),
+                                   [&](const datasets::DatasetFile& f) { return f.role == file; });
+  if (is_role) return datasets::load_data(info.name, file);
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw UserError("problem " + owner + ": '" + file + "' is neither a file of dataset " + info.name +
+                    " (fedbench data list) nor a readable LIBSVM path");
+  if (info.format != "libsvm")
+    throw UserError("problem " + owner + ": a path for dataset " + info.name + " must be LIBSVM; " + info.name +
+                    " is " + info.format);
+  auto data = datasets::read_libsvm(file, info.features, info.labels);
+  return {std::move(data.X), std::move(data.labels), info.classes};
+}
+
+//! Appends the rows of b to a (same columns) and returns their new indices.
+std::vector<Index> append_rows(datasets::CsrMatrix& a, std::vector<double>& labels, const datasets::CsrMatrix& b,
+                               const std::vector<double>& b_labels) {
+  std::vector<Index> added(static_cast<std::size_t>(b.rows));
+  std::iota(added.begin(), added.end(), a.rows);
+  const auto base = static_cast<std::int32_t>(a.val.size());
+  for (Index r = 1; r <= b.rows; ++r) a.row_start.push_back(base + b.row_start[r]);
+  a.col.insert(a.col.end(), b.col.begin(), b.col.end());
+  a.val.insert(a.val.end(), b.val.begin(), b.val.end());
+  a.rows += b.rows;
+  labels.insert(labels.end(), b_labels.begin(), b_labels.end());
+  return added;
+}
+
+//! "train=0:3000,validation=3000:4000,test=4000:4435": each named set's rows, checked against
+//! the file's row count and for overlaps.
+std::map<std::string, std::vector<Index>> parse_ranges(const std::string& text, Index rows, const std::string& owner) {
+  const std::string usage = "; write ranges as train=A:B,validation=C:D[,test=E:F] (0-based rows, end excluded)";
+  std::map<std::string, std::vector<Index>> out;
+  std::vector<int> owner_of(static_cast<std::size_t>(rows), 0);
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const auto eq = item.find('='), colon = item.find(':');
+    long long a = 0, b = 0;
+    if (eq == std::string::npos || colon == std::string::npos || colon < eq ||
+        !parse_int(item.substr(eq + 1, colon - eq - 1), a) || !parse_int(item.substr(colon + 1), b))
+      throw UserError("problem " + owner + ": ranges item '" + item + "' is not NAME=A:B" + usage);
+    const std::string name = item.substr(0, eq);
+    if (name != "train" && name != "validation" && name != "test")
+      throw UserError("problem " + owner + ": ranges names '" + name + "'; use train, validation or test" + usage);
+    if (out.count(name)) throw UserError("problem " + owner + ": ranges names " + name + " twice" + usage);
+    if (a < 0 || b <= a || b > rows)
+      throw UserError("problem " + owner + ": ranges " + item + " must satisfy 0 <= A < B <= " +
+                      std::to_string(rows) + " (the file's rows)");
+    auto& set = out[name];
+    for (long long r = a; r < b; ++r) {
+      if (owner_of[static_cast<std::size_t>(r)]++)
+        throw UserError("problem " + owner + ": ranges overlap at row " + std::to_string(r) + usage);
+      set.push_back(static_cast<Index>(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ClientSplit split_over_clients(const ClientSplitRequest& r) {
   const auto& info = datasets::dataset_info(r.dataset);
   if (info.classes < 2)
@@ -61,23 +133,54 @@ ClientSplit split_over_clients(const ClientSplitRequest& r) {
   ClientSplit out;
   out.classes = info.classes;
   out.images = info.format == "idx";
+  if (!r.ranges.empty() && r.rows != 0)
+    throw UserError("problem " + r.owner + ": ranges name rows of the file in order; drop rows (or ranges)");
   keep_random_rows(data.X, data.labels, r.rows, r.seed, r.owner, r.dataset + " (" + r.file + ")");
   out.X = std::move(data.X);
   // Class ids 0..C-1 in the registry's encoding order (binary: -1 -> 0, +1 -> 1).
   std::vector<double> mapped = info.labels.mapped;
   std::sort(mapped.begin(), mapped.end());
-  for (double l : data.labels)
-    out.labels.push_back(static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin()));
-  const auto split = datasets::split_rows(out.X.rows, r.test_fraction, r.validation_fraction * (1 - r.test_fraction),
-                                          r.seed);
-  if (static_cast<Index>(split.train.size()) < r.clients || static_cast<Index>(split.validation.size()) < r.clients)
-    throw UserError("problem " + r.owner + ": " + std::to_string(split.train.size()) + " training and " +
-                    std::to_string(split.validation.size()) + " validation rows cannot give each of " +
+  const auto class_ids = [&](const std::vector<double>& labels) {
+    std::vector<double> ids;
+    for (double l : labels)
+      ids.push_back(static_cast<double>(std::lower_bound(mapped.begin(), mapped.end(), l) - mapped.begin()));
+    return ids;
+  };
+  out.labels = class_ids(data.labels);
+
+  std::vector<Index> train, validation, test;
+  if (!r.ranges.empty()) {
+    auto sets = parse_ranges(r.ranges, out.X.rows, r.owner);
+    if (!sets.count("train") || (!sets.count("validation") && r.validation_file.empty()))
+      throw UserError("problem " + r.owner + ": ranges need train=A:B and validation=C:D (or validation_file)");
+    if (sets.count("validation") && !r.validation_file.empty())
+      throw UserError("problem " + r.owner + ": validation rows come from ranges or validation_file, not both");
+    if (sets.count("test") && !r.test_file.empty())
+      throw UserError("problem " + r.owner + ": test rows come from ranges or test_file, not both");
+    train = sets["train"], validation = sets["validation"], test = sets["test"];
+  } else {
+    // Seeded fractions of the main file; a set taken from another file takes none of them.
+    const double test_fraction = r.test_file.empty() ? r.test_fraction : 0.0;
+    const double validation_fraction = r.validation_file.empty() ? r.validation_fraction * (1 - test_fraction) : 0.0;
+    auto split = datasets::split_rows(out.X.rows, test_fraction, validation_fraction, r.seed);
+    train = std::move(split.train), validation = std::move(split.validation), test = std::move(split.test);
+  }
+  if (!r.validation_file.empty()) {
+    auto other = load_other_file(info, r.validation_file, r.owner);
+    validation = append_rows(out.X, out.labels, other.X, class_ids(other.labels));
+  }
+  if (!r.test_file.empty()) {
+    auto other = load_other_file(info, r.test_file, r.owner);
+    test = append_rows(out.X, out.labels, other.X, class_ids(other.labels));
+  }
+  if (static_cast<Index>(train.size()) < r.clients || static_cast<Index>(validation.size()) < r.clients)
+    throw UserError("problem " + r.owner + ": " + std::to_string(train.size()) + " training and " +
+                    std::to_string(validation.size()) + " validation rows cannot give each of " +
                     std::to_string(r.clients) + " clients a row; lower clients or raise rows");
   const auto scheme = datasets::PartitionScheme::parse(r.partition);
-  out.train = spread_over_clients(split.train, out.labels, r.clients, scheme, r.seed);
-  out.validation = spread_over_clients(split.validation, out.labels, r.clients, scheme, r.seed + 1);
-  out.test_rows = split.test;
+  out.train = spread_over_clients(train, out.labels, r.clients, scheme, r.seed);
+  out.validation = spread_over_clients(validation, out.labels, r.clients, scheme, r.seed + 1);
+  out.test_rows = test;
   store_in_order(out.X, out.labels, {&out.train, &out.validation}, &out.test_rows);
   return out;
 }

@@ -36,6 +36,10 @@ struct ClientSplitRequest {
   double test_fraction = 0, validation_fraction = 0;  //!< validation: of the non-test rows
   int clients = 1;
   std::uint64_t seed = 0;
+  //! Explicit splits: upper-level / test rows from another file of the dataset (a role) or a
+  //! LIBSVM path (then the main file's non-test rows are all training rows), and `ranges`
+  //! "train=A:B,validation=C:D,test=E:F" naming rows of the main file in file order.
+  std::string validation_file, test_file, ranges;
 };
 
 struct ClientSplit {
@@ -58,7 +62,7 @@ template <class Params>
 ClientSplitRequest split_request(const std::string& owner, const Params& p) {
   return {.owner = owner, .dataset = p.dataset, .file = p.file, .partition = p.partition, .rows = p.rows,
           .test_fraction = p.test_fraction, .validation_fraction = p.validation_fraction, .clients = p.clients,
-          .seed = static_cast<std::uint64_t>(p.partition_seed)};
+          .seed = static_cast<std::uint64_t>(p.partition_seed), .validation_file = {}, .test_file = {}, .ranges = {}};
 }
 
 //! One file of a labelled dataset split as the header says; throws UserError naming the
