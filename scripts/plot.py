@@ -177,6 +177,7 @@ def main():
     fig, axes = plt.subplots(nrows, ncols, squeeze=False,
                              figsize=(min(5.2 * ncols, 16) if ncols > 1 else 7, 4.3 * nrows))
     total = 0
+    colors = {}  # one color per curve label across panels
     for row, ycol in enumerate(ycols):
         log = not args.linear
         if log and not any((r[ycol].to_numpy(float) > 0).any() for r in usable):
@@ -188,7 +189,10 @@ def main():
             sub_info = info.loc[idx].reset_index(drop=True)
             curves = build_curves(sub_runs, sub_info, args.x, ycol, keys, log)
             total = max(total, len(curves))
-            draw(ax, curves, log)
+            for c in curves:
+                colors.setdefault(c["label"], len(colors))
+            cmap = plt.get_cmap("tab10" if len(colors) <= 10 else "tab20")
+            draw(ax, curves, log, colors=[cmap(colors[c["label"]] % cmap.N) for c in curves])
             ax.set_xlabel(X_LABELS.get(args.x, args.x))
             if col == 0:
                 ax.set_ylabel(y_label(usable, ycol))
@@ -205,7 +209,13 @@ def main():
         fig.tight_layout()
     else:
         fig.suptitle(args.title)
-        handles, labels = axes[0][0].get_legend_handles_labels()
+        handles, labels, seen = [], [], set()  # every panel's curves, each label once
+        for ax in axes.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in seen:
+                    seen.add(lab)
+                    handles.append(h)
+                    labels.append(lab)
         fig.legend(handles, labels, fontsize=8, loc="lower center",
                    ncol=min(4, max(1, len(labels))), bbox_to_anchor=(0.5, 0.0))
         rows_of_legend = (len(labels) + 3) // 4
