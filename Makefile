@@ -30,7 +30,7 @@ bench: build
 # Every paper experiment in full (results/experiments): tuning, selection, report, claims.
 # Goes on after a failed claim and fails at the end if any did.
 reproduce: build
-	@status=0; for name in $$($(BUILD)/bin/fedbench reproduce --list | grep -E '^[a-z0-9-]+$$'); do \
+	@status=0; for name in $$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); do \
 	  echo "== $$name"; $(BUILD)/bin/fedbench reproduce $$name -q || status=1; done; exit $$status
 
 # Builds fedbench and its man page only, then installs under $(PREFIX) (DESTDIR is honoured).

@@ -10,7 +10,8 @@ parameter name such as step_size or solver.step_size), the runs of each combinat
 make one curve: the median over the runs still alive at each round, the min-max range shaded.
 A run whose metric turns non-finite or absurd (diverged) ends there, marked with an 'x'.
 x may be any column, or bytes (up + down) or oracle_calls (sum of the *_calls columns).
-Several metrics in --y (comma-separated) draw one row of panels each; --panel KEY draws one
+Metrics where higher is better (accuracy, AUC) use a linear axis. Several metrics in --y
+(comma-separated) draw one row of panels each; --panel KEY draws one
 column of panels per value of KEY (e.g. lambda or dataset), with one shared legend.
 Uses numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
@@ -179,7 +180,8 @@ def main():
     total = 0
     colors = {}  # one color per curve label across panels
     for row, ycol in enumerate(ycols):
-        log = not args.linear
+        # Accuracies and AUCs (higher is better, in [0, 1]) read best on a linear axis.
+        log = not args.linear and usable[0].attrs["columns_meta"].get(ycol, {}).get("direction") != "max"
         if log and not any((r[ycol].to_numpy(float) > 0).any() for r in usable):
             print(f"plot.py: {ycol} has no positive value; using a linear axis", file=sys.stderr)
             log = False
@@ -216,9 +218,9 @@ def main():
                     seen.add(lab)
                     handles.append(h)
                     labels.append(lab)
-        fig.legend(handles, labels, fontsize=8, loc="lower center",
-                   ncol=min(4, max(1, len(labels))), bbox_to_anchor=(0.5, 0.0))
-        rows_of_legend = (len(labels) + 3) // 4
+        per_row = max(1, min(len(labels), int(fig.get_size_inches()[0] / 2.7)))
+        fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=per_row, bbox_to_anchor=(0.5, 0.0))
+        rows_of_legend = (len(labels) + per_row - 1) // per_row
         fig.tight_layout(rect=(0, min(0.4, 0.05 * rows_of_legend + 0.02) / nrows, 1, 0.97))
     fig.savefig(args.out, dpi=120)
     print(f"plot.py: wrote {args.out} ({total} curves per panel, {len(usable)} runs, "
