@@ -9,7 +9,22 @@ expect_ok 'reference: +Siqi Zhang, Sayantan Choudhury' "$fedbench" reproduce --l
 expect_fail 2 "fedbench: unknown experiment 'zhang2024-fig1c'; valid: $("$fedbench" reproduce --list | grep -E '^[a-z0-9-]+$' | paste -sd, | sed 's/,/, /g') (did you mean 'zhang2024-fig1a'?)" \
   "$fedbench" reproduce zhang2024-fig1c
 
-for name in $("$fedbench" reproduce --list | grep -E '^[a-z0-9-]+$'); do
+# The quick variant of every runnable experiment measured at up to 20 s on 2 cores ("--quick: 9 s");
+# out-of-scope ones are listed with their reason and refuse to run.
+quick_ones=$("$fedbench" reproduce --list | awk '/^[a-z0-9-]+$/ { name = $0 }
+  /\(--quick: [0-9.]+ s\)/ { match($0, /--quick: [0-9.]+/); t = substr($0, RSTART + 9, RLENGTH - 9); if (t + 0 <= 20) print name }')
+if [ "$(wc -w <<<"$quick_ones")" -lt 10 ]; then
+  echo "FAIL: fewer than 10 experiments have a quick variant under 20 s: $quick_ones"; failures=$((failures + 1))
+fi
+checks=$((checks + 1))
+for name in $("$fedbench" reproduce --list | awk '/^[a-z0-9-]+$/ { name = $0 } /^  out of scope: / { print name }'); do
+  checks=$((checks + 1))
+  err=$("$fedbench" reproduce "$name" 2>&1 >/dev/null) && rc=0 || rc=$?
+  if [ "$rc" != 2 ] || [[ "$err" != "fedbench: experiment '$name' is out of scope here: "?* ]]; then
+    echo "FAIL: reproduce $name (out of scope): exit $rc: $err"; failures=$((failures + 1))
+  fi
+done
+for name in $quick_ones; do
   expect_ok '^[0-9]+ passed, 0 failed$' "$fedbench" reproduce "$name" --quick -q -o "$scratch/$name"
   checks=$((checks + 1))
   if [ ! -s "$scratch/$name/figure.png" ] || [ ! -s "$scratch/$name/html/index.html" ]; then
@@ -29,11 +44,16 @@ quick: {rounds: 60}
 claims:
   - text: "Local GDA is better than ProxSkip-GDA-FL"
     better: {solver: local-gda, than: proxskip-gda-fl, metric: rel_error, at: 60}
+  - text: "Local EG ends closer to ProxSkip-GDA-FL than to Local GDA"
+    closer: {solver: local-eg, to: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 60}
+  - text: "ProxSkip-GDA-FL with the communication probability of the suite beats Local GDA"
+    better: {solver: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 60, where: {clients: 20}}
 YAML
 checks=$((checks + 1))
 out=$(FEDBENCH_EXPERIMENTS="$scratch/experiments" "$fedbench" reproduce impossible --quick -q -o "$scratch/impossible") && rc=0 || rc=$?
 if [ "$rc" != 1 ] || ! grep -q '^claim: Local GDA is better than ProxSkip-GDA-FL: FAILED (rel_error at round 60: local-gda .* vs proxskip-gda-fl ' <<<"$out" \
-   || ! grep -q '^0 passed, 1 failed$' <<<"$out"; then
+   || ! grep -q '^claim: Local EG ends closer to ProxSkip-GDA-FL than to Local GDA: passed (rel_error at round 60: local-eg .*, closer to proxskip-gda-fl .* than to local-gda ' <<<"$out" \
+   || ! grep -q '^2 passed, 1 failed$' <<<"$out"; then
   echo "FAIL: a false claim was not reported (exit $rc)"; echo "$out" | tail -n 3; failures=$((failures + 1))
 fi
 finish
