@@ -151,7 +151,7 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
   return m;
 }
 
-//! "solver" or, when the two sides of a claim differ in their problem parameters,
+//! "solver" or, when the two sides of a claim are restricted differently (where, than_where),
 //! "solver [key=value ...]".
 std::string side(const std::string& solver, const ParamMap& where, bool differs) {
   if (!differs || where.empty()) return solver;
