@@ -25,6 +25,7 @@
 #include "datasets/train_test.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
+#include "problems/common/client_split.hpp"
 #include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {
@@ -36,6 +37,7 @@ class RobustTraining : public MinimaxProblem {
     std::string dataset, partition, hidden;
     Pixels pixels;
     int clients, eval_rows, ascent_steps;
+    std::int64_t rows;
     double lambda, test_fraction, ascent_step;
     std::int64_t partition_seed, instance_seed;
   };
@@ -44,6 +46,8 @@ class RobustTraining : public MinimaxProblem {
         .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of partition and split")
+        .integer("rows", &Params::rows, "0", {.ge = 0},
+                 "use this many seeded random training rows (0: all; the test set is kept whole)")
         .text("hidden", &Params::hidden, "", "hidden ReLU widths, e.g. 200,200 (empty: softmax regression)")
         .real("lambda", &Params::lambda, "0.001", {.ge = 0}, "lambda of -(lambda/2)||y||^2")
         .choice("pixels", &Params::pixels, "signed", {{"signed", Params::Pixels::signed_unit}, {"raw", Params::Pixels::raw}}, "map features v to 2v-1 (signed) or keep")
@@ -61,8 +65,9 @@ class RobustTraining : public MinimaxProblem {
     const auto& info = datasets::dataset_info(p.dataset);
     if (info.classes < 2) throw UserError("problem robust-training: " + p.dataset + " is not labelled");
     C_ = info.classes;
-    const auto data = datasets::load_train_test(p.dataset, p.test_fraction,
-                                                static_cast<std::uint64_t>(p.partition_seed));
+    auto data = datasets::load_train_test(p.dataset, p.test_fraction, static_cast<std::uint64_t>(p.partition_seed));
+    keep_random_rows(data.train_X, data.train_y, p.rows, static_cast<std::uint64_t>(p.partition_seed),
+                     "robust-training", p.dataset + " (besides its test set)");
     X_ = data.train_X.dense();
     y_ = data.train_y;
     test_X_ = data.test_X.dense();
@@ -163,6 +168,8 @@ class RobustTraining : public MinimaxProblem {
   Constants compute_constants() const override {
     Constants k;
     k.set(Constant::weights, static_cast<double>(n_weights_), "dimension of x (classifier weights)");
+    k.set(Constant::train_rows, static_cast<double>(X_.rows()), "training rows over all clients");
+    k.set(Constant::test_rows, static_cast<double>(test_X_.rows()), "test rows");
     return k;
   }
 

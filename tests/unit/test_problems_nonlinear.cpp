@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/error.hpp"
 #include "core/random.hpp"
 #include "engine/solver.hpp"
 #include "problem/problem_registry.hpp"
@@ -27,7 +28,8 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"lambda", "0.5"}}},
       {"two-sided-pl", {{"clients", "3"}, {"heterogeneity", "0.7"}}},
       {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}},
-      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}}};
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}},
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"rows", "100"}}}};
   for (const auto& [name, params] : cases) {
     CAPTURE(name);
     const auto p = fedbench::testing::make_minimax(name, params);
@@ -181,4 +183,16 @@ TEST_CASE("two-sided PL: the saddle point (0, 0) is stationary for the average, 
   Vec fi(2);
   p->op(0, {}, Vec::Zero(2), fi, c);
   CHECK(fi.norm() > 1e-3);  // heterogeneous clients
+}
+
+TEST_CASE("robust training: rows keeps that many training rows, the test set whole") {
+  // heart: 270 rows, a seeded 20% test split (54 rows), then 100 of the 216 training rows.
+  const auto p = fedbench::testing::make_minimax("robust-training", {{"dataset", "heart"}, {"clients", "4"}, {"rows", "100"}});
+  CHECK(p->constants().get(Constant::train_rows, "test") == 100);
+  CHECK(p->constants().get(Constant::test_rows, "test") == 54);
+  Index held = 0;
+  for (int i = 0; i < p->num_clients(); ++i) held += p->num_samples(i);
+  CHECK(held == 100);
+  CHECK_THROWS_WITH_AS(fedbench::testing::make_minimax("robust-training", {{"dataset", "heart"}, {"rows", "500"}}),
+                       doctest::Contains("lower rows"), UserError);
 }
