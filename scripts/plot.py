@@ -202,7 +202,7 @@ def main():
                 ax.set_title(group_label([panel_key], [value]), fontsize=10)
     many = total > 8
     if ncols * nrows == 1:
-        axes[0][0].set_title(args.title)
+        axes[0][0].set_title("\n".join(textwrap.wrap(args.title, 70)))
         if many:
             axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
             fig.set_size_inches(10.5, 4.8)
@@ -210,7 +210,7 @@ def main():
             axes[0][0].legend(fontsize=8)
         fig.tight_layout()
     else:
-        fig.suptitle(args.title)
+        fig.suptitle("\n".join(textwrap.wrap(args.title, int(11 * fig.get_size_inches()[0]))))
         handles, labels, seen = [], [], set()  # every panel's curves, each label once
         for ax in axes.flat:
             for h, lab in zip(*ax.get_legend_handles_labels()):
