@@ -177,8 +177,8 @@ def main():
     ncols, nrows = len(panels), len(ycols)
     fig, axes = plt.subplots(nrows, ncols, squeeze=False,
                              figsize=(min(5.2 * ncols, 16) if ncols > 1 else 7, 4.3 * nrows))
-    total = 0
-    colors = {}  # one color per curve label across panels
+    # Every panel's curves first, so that one label gets one colour in every panel.
+    drawn = []  # (row, col, value, ycol, log, curves)
     for row, ycol in enumerate(ycols):
         # Accuracies and AUCs (higher is better, in [0, 1]) read best on a linear axis.
         log = not args.linear and usable[0].attrs["columns_meta"].get(ycol, {}).get("direction") != "max"
@@ -186,20 +186,23 @@ def main():
             print(f"plot.py: {ycol} has no positive value; using a linear axis", file=sys.stderr)
             log = False
         for col, (value, idx) in enumerate(panels):
-            ax = axes[row][col]
             sub_runs = [usable[i] for i in idx]
             sub_info = info.loc[idx].reset_index(drop=True)
-            curves = build_curves(sub_runs, sub_info, args.x, ycol, keys, log)
-            total = max(total, len(curves))
-            for c in curves:
-                colors.setdefault(c["label"], len(colors))
-            cmap = plt.get_cmap("tab10" if len(colors) <= 10 else "tab20")
-            draw(ax, curves, log, colors=[cmap(colors[c["label"]] % cmap.N) for c in curves])
-            ax.set_xlabel(X_LABELS.get(args.x, args.x))
-            if col == 0:
-                ax.set_ylabel(y_label(usable, ycol))
-            if panel_key is not None and row == 0:
-                ax.set_title(group_label([panel_key], [value]), fontsize=10)
+            drawn.append((row, col, value, ycol, log, build_curves(sub_runs, sub_info, args.x, ycol, keys, log)))
+    colors = {}
+    for *_, curves in drawn:
+        for c in curves:
+            colors.setdefault(c["label"], len(colors))
+    cmap = plt.get_cmap("tab10" if len(colors) <= 10 else "tab20")
+    total = max(len(curves) for *_, curves in drawn)
+    for row, col, value, ycol, log, curves in drawn:
+        ax = axes[row][col]
+        draw(ax, curves, log, colors=[cmap(colors[c["label"]] % cmap.N) for c in curves])
+        ax.set_xlabel(X_LABELS.get(args.x, args.x))
+        if col == 0:
+            ax.set_ylabel(y_label(usable, ycol))
+        if panel_key is not None and row == 0:
+            ax.set_title(group_label([panel_key], [value]), fontsize=10)
     many = total > 8
     if ncols * nrows == 1:
         axes[0][0].set_title("\n".join(textwrap.wrap(args.title, 70)))

@@ -169,14 +169,7 @@ std::string fmt(double v) {
 }  // namespace
 
 Experiment load_experiment(const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UserError("cannot open experiment " + path + ": no such file or not readable");
-  } catch (const YAML::ParserException& e) {
-    throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(path, "experiment");
   check_keys(root, kKeys, path, "experiment");
   Experiment e;
   e.path = path;

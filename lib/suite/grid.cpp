@@ -38,6 +38,16 @@ bool parse_call(const std::string& text, const std::string& name, std::vector<do
 
 }  // namespace
 
+YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw UserError("cannot open " + what + " " + path + ": no such file or not readable");
+  } catch (const YAML::ParserException& e) {
+    throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+}
+
 void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
                 const std::string& file, const std::string& what) {
   if (!map.IsMap()) throw UserError(where(file, map) + what + " must be a map of key: value");

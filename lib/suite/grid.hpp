@@ -17,6 +17,9 @@
 
 namespace fedbench::suite {
 
+//! The YAML document of a suite or experiment file (`what`); UserError for a missing file or
+//! malformed YAML, naming the file and line.
+YAML::Node load_yaml_file(const std::string& path, const std::string& what);
 //! "FILE:LINE: " for messages that point at a node.
 std::string where(const std::string& file, const YAML::Node& node);
 //! Refuses keys of `map` not in `valid`, naming the file, line and the valid keys.

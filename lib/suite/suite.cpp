@@ -180,14 +180,7 @@ std::string run_id(const std::string& text) {
 }
 
 Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UserError("cannot open suite " + path + ": no such file or not readable");
-  } catch (const YAML::ParserException& e) {
-    throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
-  }
+  const YAML::Node root = load_yaml_file(path, "suite");
   if (!root.IsMap()) throw UserError(path + ": a suite file is a map (name, problems, solvers, ...)");
   check_keys(root, kTopKeys, path, "suite");
 

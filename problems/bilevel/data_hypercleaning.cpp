@@ -232,10 +232,7 @@ class DataHypercleaning : public BilevelProblem {
     k.set(Constant::mu_g, 2 * ridge_, "2 gamma_r: strong convexity of every g_i in W, for every x");
     k.set(Constant::lipschitz_g_client_max, row_norm_max / 2 + 2 * ridge_,
           "bound on the smoothness of g_i in W: max_j ||(a_j, 1)||^2 / 2 (sigma <= 1) + 2 gamma_r");
-    k.set(Constant::train_rows, static_cast<double>(dim_x()), "lower-level (corrupted training) rows over all clients");
-    k.set(Constant::validation_rows, static_cast<double>(total_rows(validation_)),
-          "upper-level (clean validation) rows over all clients");
-    k.set(Constant::test_rows, static_cast<double>(test_X_.rows), "held-out test rows");
+    set_row_constants(k, train_, validation_, test_X_.rows);  // training rows: corrupted, validation: clean
     k.set(Constant::corrupted_rows, static_cast<double>(std::count(corrupted_.begin(), corrupted_.end(), true)),
           "training rows whose label was changed");
     return k;
@@ -286,11 +283,6 @@ class DataHypercleaning : public BilevelProblem {
       case Params::Weights::learned: break;
     }
     return sigmoid(z(xj));
-  }
-  static Index total_rows(const datasets::Partition& parts) {
-    Index n = 0;
-    for (const auto& rows : parts) n += static_cast<Index>(rows.size());
-    return n;
   }
   Index label(Index row) const { return static_cast<Index>(labels_[row]); }
   double batch(int i, std::span<const Index> s) const {

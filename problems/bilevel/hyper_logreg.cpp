@@ -212,15 +212,8 @@ class HyperLogreg : public BilevelProblem {
     k.set(Constant::mu_g, reg_at_start, "(2/(cd)) min_q exp(x_q) at the start x0: strong convexity of g in y (x-dependent)");
     k.set(Constant::lipschitz_g_client_max, curvature * row_norm_max + reg_at_start,
           "bound at the start x0 on the smoothness of g_i in y: max_j ||a_j||^2 / 2 (1/4 logistic) + (2/(cd)) exp(x0)");
-    double train_rows = 0, validation_rows = 0;
-    for (int i = 0; i < num_clients(); ++i) {
-      train_rows += static_cast<double>(num_samples(i));
-      validation_rows += static_cast<double>(num_upper_samples(i));
-    }
     k.set(Constant::classes, static_cast<double>(classes_), "c of the data (the model has c columns, or 1 for logistic)");
-    k.set(Constant::train_rows, train_rows, "lower-level rows over all clients");
-    k.set(Constant::validation_rows, validation_rows, "upper-level rows over all clients");
-    k.set(Constant::test_rows, static_cast<double>(data_.test_rows.size()), "held-out test rows");
+    set_row_constants(k, data_.train, data_.validation, static_cast<Index>(data_.test_rows.size()));
     return k;
   }
 

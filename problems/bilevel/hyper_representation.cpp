@@ -97,8 +97,8 @@ class HyperRepresentation : public BilevelProblem {
     out.scalar("ridge", ridge_, "gamma of (gamma/2) ||y||^2");
     out.scalar("hidden", static_cast<double>(hidden_), "H, hidden width");
     out.matrix("init/W1", Eigen::Map<const Mat>(start_.data(), hidden_, d_),
-               "W1 at the start (H x d), U(-1/sqrt(d), 1/sqrt(d))");
-    out.vector("init/b1", start_.segment(hidden_ * d_, hidden_), "b1 at the start, U(-1/sqrt(d), 1/sqrt(d))");
+               "W1 at the start (H x d), U(-s/sqrt(d), s/sqrt(d)), s = init_scale");
+    out.vector("init/b1", start_.segment(hidden_ * d_, hidden_), "b1 at the start, U(-s/sqrt(d), s/sqrt(d)), s = init_scale");
     write_client_split(out, data_);
   }
 
@@ -170,14 +170,7 @@ class HyperRepresentation : public BilevelProblem {
       k.set(Constant::lipschitz_g_client_max, (static_cast<double>(hidden_) + 1) / 2 + ridge_,
             "bound for every x on the smoothness of g_i in y: ||(h, 1)||^2 / 2 + gamma, |tanh| <= 1");
     k.set(Constant::hidden, static_cast<double>(hidden_), "H, hidden width");
-    const auto rows = [](const datasets::Partition& parts) {
-      double n = 0;
-      for (const auto& client : parts) n += static_cast<double>(client.size());
-      return n;
-    };
-    k.set(Constant::train_rows, rows(data_.train), "lower-level rows over all clients");
-    k.set(Constant::validation_rows, rows(data_.validation), "upper-level rows over all clients");
-    k.set(Constant::test_rows, static_cast<double>(data_.test_rows.size()), "held-out test rows");
+    set_row_constants(k, data_.train, data_.validation, static_cast<Index>(data_.test_rows.size()));
     return k;
   }
 

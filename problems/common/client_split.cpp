@@ -96,11 +96,7 @@ std::map<std::string, std::vector<Index>> parse_ranges(const std::string& text, 
   const std::string usage = "; write ranges as train=A:B,validation=C:D[,test=E:F] (0-based rows, end excluded)";
   std::map<std::string, std::vector<Index>> out;
   std::vector<int> owner_of(static_cast<std::size_t>(rows), 0);
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& item : split(text, ',')) {
     const auto eq = item.find('='), colon = item.find(':');
     long long a = 0, b = 0;
     if (eq == std::string::npos || colon == std::string::npos || colon < eq ||
@@ -183,6 +179,19 @@ ClientSplit split_over_clients(const ClientSplitRequest& r) {
   out.test_rows = test;
   store_in_order(out.X, out.labels, {&out.train, &out.validation}, &out.test_rows);
   return out;
+}
+
+Index total_rows(const datasets::Partition& parts) {
+  Index n = 0;
+  for (const auto& rows : parts) n += static_cast<Index>(rows.size());
+  return n;
+}
+
+void set_row_constants(Constants& k, const datasets::Partition& train, const datasets::Partition& validation,
+                       Index test_rows) {
+  k.set(Constant::train_rows, static_cast<double>(total_rows(train)), "lower-level rows over all clients");
+  k.set(Constant::validation_rows, static_cast<double>(total_rows(validation)), "upper-level rows over all clients");
+  k.set(Constant::test_rows, static_cast<double>(test_rows), "held-out test rows");
 }
 
 void write_client_split(InstanceWriter& out, const ClientSplit& data) {

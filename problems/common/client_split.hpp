@@ -12,6 +12,7 @@
 #include "datasets/libsvm.hpp"
 #include "datasets/partition.hpp"
 #include "problem/instance_writer.hpp"
+#include "problem/problem.hpp"
 
 namespace fedbench::problems {
 
@@ -68,6 +69,13 @@ ClientSplitRequest split_request(const std::string& owner, const Params& p) {
 //! One file of a labelled dataset split as the header says; throws UserError naming the
 //! owner for an unlabelled dataset or when a client would get no training or validation row.
 ClientSplit split_over_clients(const ClientSplitRequest& request);
+
+//! Rows of a set over all clients.
+Index total_rows(const datasets::Partition& parts);
+//! The constants that state how many rows an instance uses: train_rows (lower level),
+//! validation_rows (upper level) and test_rows.
+void set_row_constants(Constants& k, const datasets::Partition& train, const datasets::Partition& validation,
+                       Index test_rows);
 
 //! Writes X, the class ids, test_rows and every client's train_rows and validation_rows.
 void write_client_split(InstanceWriter& out, const ClientSplit& data);
