@@ -19,6 +19,18 @@ CsrMatrix take_rows(const CsrMatrix& X, const std::vector<Index>& rows) {
   return out;
 }
 
+void hold_out(TrainTest& data, double test_fraction, std::uint64_t seed) {
+  const Split split = split_rows(data.train_X.rows, test_fraction, 0, seed);
+  data.test_X = take_rows(data.train_X, split.test);
+  data.test_y.clear();
+  for (Index r : split.test) data.test_y.push_back(data.train_y[r]);
+  CsrMatrix train_X = take_rows(data.train_X, split.train);
+  std::vector<double> train_y;
+  for (Index r : split.train) train_y.push_back(data.train_y[r]);
+  data.train_X = std::move(train_X);
+  data.train_y = std::move(train_y);
+}
+
 TrainTest load_train_test(const std::string& name, double test_fraction, std::uint64_t seed) {
   const DatasetInfo& info = dataset_info(name);
   std::vector<double> mapped = info.labels.mapped;
@@ -39,15 +51,10 @@ TrainTest load_train_test(const std::string& name, double test_fraction, std::ui
     out.train_y = std::move(train.labels);
     out.test_X = std::move(test.X);
     out.test_y = std::move(test.labels);
-  } else if (test_fraction > 0) {
-    const Split split = split_rows(train.X.rows, test_fraction, 0, seed);
-    out.train_X = take_rows(train.X, split.train);
-    out.test_X = take_rows(train.X, split.test);
-    for (Index r : split.train) out.train_y.push_back(train.labels[r]);
-    for (Index r : split.test) out.test_y.push_back(train.labels[r]);
   } else {
     out.train_X = std::move(train.X);
     out.train_y = std::move(train.labels);
+    if (test_fraction > 0) hold_out(out, test_fraction, seed);
   }
   class_ids(out.train_y);
   class_ids(out.test_y);

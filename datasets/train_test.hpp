@@ -20,6 +20,9 @@ struct TrainTest {
 //! test_fraction is used only when the dataset has no test file present (0: no test set).
 TrainTest load_train_test(const std::string& name, double test_fraction, std::uint64_t seed);
 
+//! Moves a seeded `test_fraction` of the train rows into the (empty) test set.
+void hold_out(TrainTest& data, double test_fraction, std::uint64_t seed);
+
 //! The listed rows of a CSR matrix, in order.
 CsrMatrix take_rows(const CsrMatrix& X, const std::vector<Index>& rows);
 

@@ -43,7 +43,20 @@ double real_number(const YAML::Node& node, const std::string& file, const std::s
 struct Entry {  // one problem or solver of the suite, with its expanded points
   std::string name, where;
   std::vector<ParamMap> points;
+  std::vector<Participation> participations;  //!< a solver's own (empty: the suite's)
 };
+
+std::vector<Participation> read_participations(const YAML::Node& node, const std::string& file) {
+  std::vector<Participation> out;
+  for (const auto& p : expand_node(node, file, "participation")) {
+    try {
+      out.push_back(Participation::parse(p));
+    } catch (const UserError& e) {
+      throw UserError(where(file, node) + e.what());
+    }
+  }
+  return out;
+}
 
 // Keeps the entries named in `names` (all when empty): `run SUITE --solver NAME`.
 void keep_only(std::vector<Entry>& entries, const std::vector<std::string>& names,
@@ -117,7 +130,8 @@ std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
     throw UserError(where(file, list) + "'" + kind + "s' must be a non-empty list of {name, params}");
   std::vector<Entry> out;
   for (const auto& item : list) {
-    check_keys(item, {"name", "params"}, file, kind + " entry");
+    if (solvers) check_keys(item, {"name", "params", "participation"}, file, kind + " entry");
+    else check_keys(item, {"name", "params"}, file, kind + " entry");
     if (!item["name"]) throw UserError(where(file, item) + kind + " entry without a name");
     Entry e;
     e.name = scalar(item["name"], file, kind + " name");
@@ -138,6 +152,7 @@ std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
         throw UserError(where(file, item) + err.what());
       }
     }
+    if (solvers && item["participation"]) e.participations = read_participations(item["participation"], file);
     out.push_back(std::move(e));
   }
   return out;
@@ -234,16 +249,7 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
     if (e["log"]) eval.log_points_per_decade = static_cast<int>(whole_number(e["log"], path, "eval log", 1));
   }
   std::vector<Participation> participations{Participation{}};
-  if (root["participation"]) {
-    participations.clear();
-    for (const auto& p : expand_node(root["participation"], path, "participation")) {
-      try {
-        participations.push_back(Participation::parse(p));
-      } catch (const UserError& e) {
-        throw UserError(where(path, root["participation"]) + e.what());
-      }
-    }
-  }
+  if (root["participation"]) participations = read_participations(root["participation"], path);
 
   auto problems = read_entries(root["problems"], path, "problem", false);
   auto solvers = read_entries(root["solvers"], path, "solver", true);
@@ -257,7 +263,7 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
     for (const auto& pp : pe.points)
       for (const auto& se : solvers)
         for (const auto& sp : se.points)
-          for (const auto& part : participations)
+          for (const auto& part : se.participations.empty() ? participations : se.participations)
             for (std::uint64_t seed : seeds) {
               SuiteRun run;
               run.request.problem = pe.name;

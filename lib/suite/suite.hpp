@@ -16,6 +16,7 @@
 //       params: {step_size: logspace(-2, 0, 3)}
 //     - name: local-sgda
 //       params: {zip: {step_size: [0.1, 0.01], local_steps: [5, 10]}}
+//       participation: uniform:10    # this solver's own (replaces the suite's)
 //
 // Every combination of problem point x solver point x participation x seed is one run.
 // A run's id hashes its canonical configuration (parameters with defaults filled in and

@@ -18,8 +18,9 @@
 // Optional L2 term (ours): l2 > 0 adds (l2/2)||theta||^2 to f, which makes the problem strongly
 // convex in theta (the saddle point stays the solution of one linear system).
 // Data: a registered dataset, or any LIBSVM file (source=libsvm, path=FILE, optional
-// test_path=FILE), every row used; a file's labels are class ids by sorted value (binary data:
-// the larger label is positive).
+// test_path=FILE), every row used; without a test file, `test_fraction` holds out a seeded
+// fraction of the rows (seed partition_seed) as the test set. A file's labels are class ids by
+// sorted value (binary data: the larger label is positive).
 // Metrics: exact train and test AUC (ties half), the objective, and the distance to the saddle
 // point (rel_error).
 #include <Eigen/QR>
@@ -48,7 +49,7 @@ class Auc : public MinimaxProblem {
     Source source;
     std::string dataset, path, test_path, partition;
     int clients, positive_class;
-    double tau, l2;
+    double tau, l2, test_fraction;
     std::int64_t partition_seed;
   };
   static void declare(Schema<Params>& s) {
@@ -60,6 +61,8 @@ class Auc : public MinimaxProblem {
         .text("test_path", &Params::test_path, "", "source=libsvm: an optional test file")
         .real("l2", &Params::l2, "0", {.ge = 0},
               "lambda_w of (lambda_w/2)||w||^2 added to the min player (0: the plain AUC loss)")
+        .real("test_fraction", &Params::test_fraction, "0", {.ge = 0, .lt = 1},
+              "without a test file: hold out this seeded fraction of the rows as the test set")
         .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of the partition")
@@ -73,7 +76,9 @@ class Auc : public MinimaxProblem {
     const bool from_file = p.source == Params::Source::libsvm;
     const std::string name = from_file ? p.path : p.dataset;
     auto data = from_file ? read_files(p.path, p.test_path)
-                          : datasets::load_train_test(p.dataset, 0, 0);  // a test set only from a file
+                          : datasets::load_train_test(p.dataset, 0, 0);
+    if (data.test_X.rows == 0 && p.test_fraction > 0)
+      datasets::hold_out(data, p.test_fraction, static_cast<std::uint64_t>(p.partition_seed));
     binarize(data.train_y, data.classes, p.positive_class, name);
     binarize(data.test_y, data.classes, p.positive_class, name);
     X_ = std::move(data.train_X);
@@ -137,6 +142,8 @@ class Auc : public MinimaxProblem {
     k.set(Constant::strong_concavity, 2 * tau_ * (1 - tau_), "2 tau (1 - tau), in lambda");
     k.set(Constant::lipschitz, lip, "||J||_2 of the global operator");
     k.set(Constant::tau, tau_, "positive fraction used in the loss");
+    k.set(Constant::train_rows, static_cast<double>(X_.rows), "training rows over all clients");
+    k.set(Constant::test_rows, static_cast<double>(test_X_.rows), "test rows (0: no test set)");
     if (mu > 1e-12 * lip) {
       k.set(Constant::mu_global, mu, "lambda_min(sym J) of the (affine) global operator");
       k.set(Constant::mu, mu, "lambda_min(sym J), global (clients may be only monotone)");

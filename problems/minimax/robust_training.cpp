@@ -8,8 +8,9 @@
 // ReLU network with the given hidden widths (the paper: 200,200), written by hand: forward,
 // backward and the input gradient W_1^T delta_1 that y needs.
 // Resolved: -(lambda/2)||y||^2 with lambda = 0.001 (Section 5.2; the authors' code's 0.001
-// ||y||^2 is lambda = 0.002); y0 = 0; weights start N(0, 2/fan_in) (He; zero for the linear
-// model; our choice); pixels mapped to [-1, 1] (`pixels = signed`, Section 5.2). Softmax
+// ||y||^2 is lambda = 0.002); y0 = 0; the MLP starts as PyTorch's nn.Linear does (the paper
+// states PyTorch's default initialisation): W_l and b_l uniform on +-1/sqrt(fan_in)
+// (`init = he`: W_l ~ N(0, 2/fan_in), b_l = 0); the linear model starts at 0; pixels mapped to [-1, 1] (`pixels = signed`, Section 5.2). Softmax
 // regression is our CPU substitute for the paper's MLP (`hidden = 200,200` gives the MLP).
 // Concavity in y is not guaranteed for small lambda, as in the paper.
 // Metrics: clean test accuracy, and the robust loss and accuracy by `ascent_steps` full-batch
@@ -34,8 +35,10 @@ class RobustTraining : public MinimaxProblem {
  public:
   struct Params {
     enum class Pixels { signed_unit, raw };
+    enum class Init { pytorch, he };
     std::string dataset, partition, hidden;
     Pixels pixels;
+    Init init;
     int clients, eval_rows, ascent_steps;
     std::int64_t rows;
     double lambda, test_fraction, ascent_step;
@@ -56,6 +59,8 @@ class RobustTraining : public MinimaxProblem {
         .integer("eval_rows", &Params::eval_rows, "1000", {.ge = 1}, "rows of each set for the robust metrics")
         .integer("ascent_steps", &Params::ascent_steps, "20", {.ge = 0}, "ascent steps of the robust loss")
         .real("ascent_step", &Params::ascent_step, "1", {.gt = 0}, "step of those ascent steps")
+        .choice("init", &Params::init, "pytorch", {{"pytorch", Params::Init::pytorch}, {"he", Params::Init::he}},
+                "MLP start: PyTorch's nn.Linear default (W, b uniform on +-1/sqrt(fan_in)) or He (W normal, b 0)")
         .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the initial weights");
   }
 
@@ -92,12 +97,7 @@ class RobustTraining : public MinimaxProblem {
       n_weights_ += widths_[l + 1] * (widths_[l] + 1);
     }
     start_ = Vec::Zero(n_weights_ + d_);
-    if (widths_.size() > 2) {  // He initialisation; the linear model starts at 0
-      Stream rng(static_cast<std::uint64_t>(p.instance_seed), "robust-training-init");
-      for (std::size_t l = 0; l + 1 < widths_.size(); ++l)
-        for (Index k = 0; k < widths_[l + 1] * widths_[l]; ++k)
-          start_(offsets_[l] + k) = std::sqrt(2.0 / static_cast<double>(widths_[l])) * rng.normal();
-    }
+    if (widths_.size() > 2) initialise_mlp(p.init, static_cast<std::uint64_t>(p.instance_seed));
     clients_ = datasets::partition_rows(y_, p.clients, datasets::PartitionScheme::parse(p.partition),
                                         static_cast<std::uint64_t>(p.partition_seed));
     std::vector<Index> sizes;
@@ -135,9 +135,9 @@ class RobustTraining : public MinimaxProblem {
     write_labels(out, "test/y", test_y_, "class id of every test row");
     for (std::size_t l = 0; l + 1 < widths_.size(); ++l) {
       const std::string layer = "init/" + std::to_string(l) + "/";
-      out.matrix(layer + "W", weight(start_, l), "W_l at the start (He initialisation; 0 for softmax regression)");
+      out.matrix(layer + "W", weight(start_, l), "W_l at the start (0 for softmax regression)");
       out.vector(layer + "b", start_.segment(offsets_[l] + widths_[l + 1] * widths_[l], widths_[l + 1]),
-                 "b_l at the start (0)");
+                 "b_l at the start");
     }
   }
 
@@ -189,6 +189,22 @@ class RobustTraining : public MinimaxProblem {
   }
 
  private:
+  //! Layer by layer, W_l (row-major) then b_l, from one seeded stream.
+  void initialise_mlp(Params::Init init, std::uint64_t seed) {
+    Stream rng(seed, "robust-training-init");
+    for (std::size_t l = 0; l + 1 < widths_.size(); ++l) {
+      const double fan_in = static_cast<double>(widths_[l]);
+      const Index weights = widths_[l + 1] * widths_[l];
+      auto layer = start_.segment(offsets_[l], weights + widths_[l + 1]);
+      if (init == Params::Init::he) {
+        for (Index k = 0; k < weights; ++k) layer(k) = std::sqrt(2.0 / fan_in) * rng.normal();
+      } else {
+        const double bound = 1.0 / std::sqrt(fan_in);
+        for (Index k = 0; k < layer.size(); ++k) layer(k) = rng.uniform(-bound, bound);
+      }
+    }
+  }
+
   struct Scratch {
     Vec input, input_grad;
     std::vector<Vec> act, delta;  // per layer: activations (post-ReLU), back-propagated errors

@@ -70,7 +70,7 @@ fi
 
 # Bad suite files: one line with file and line, exit 2, nothing run.
 s=$here/suites
-expect_fail 2 "fedbench: $s/bad_unknown_key.yaml:7: unknown key 'parms' in solver entry; valid: name, params (did you mean 'params'?)" \
+expect_fail 2 "fedbench: $s/bad_unknown_key.yaml:7: unknown key 'parms' in solver entry; valid: name, params, participation (did you mean 'params'?)" \
   "$fedbench" run $s/bad_unknown_key.yaml --results "$scratch/bad"
 expect_fail 2 "fedbench: $s/bad_type.yaml:2: rounds = 'ten' is not a whole number >= 0" \
   "$fedbench" run $s/bad_type.yaml --results "$scratch/bad"

@@ -4,6 +4,8 @@
 // Armadillo from the raw data; the identity min_{a,b} max_lambda f = tau(1-tau)(L_sq - 1).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "support/run_helpers.hpp"
 
 #include "core/random.hpp"
@@ -114,4 +116,33 @@ TEST_CASE("auc: a LIBSVM path gives the same instance as the registered dataset,
   Vec at_star;
   c->global_op(*c->reference_solution(), at_star);
   CHECK(at_star.norm() < 1e-9);
+}
+
+TEST_CASE("auc: test_fraction holds out that many rows when the data has no test file") {
+  // heart: 270 rows and no test file; 20% held out is 54 rows, the same split on the path form.
+  const auto none = testing::make_minimax("auc", {{"dataset", "heart"}, {"clients", "3"}});
+  CHECK(none->constants().get(Constant::test_rows, "test") == 0);
+  CHECK(none->constants().get(Constant::train_rows, "test") == 270);
+  const auto none_names = none->metric_names();
+  CHECK(std::find(none_names.begin(), none_names.end(), "test_auc") == none_names.end());
+
+  const auto held = testing::make_minimax("auc", {{"dataset", "heart"}, {"clients", "3"}, {"test_fraction", "0.2"}});
+  CHECK(held->constants().get(Constant::test_rows, "test") == 54);
+  CHECK(held->constants().get(Constant::train_rows, "test") == 216);
+  Index rows = 0;
+  for (int i = 0; i < held->num_clients(); ++i) rows += held->num_samples(i);
+  CHECK(rows == 216);
+  const auto names = held->metric_names();
+  CHECK(std::find(names.begin(), names.end(), "test_auc") != names.end());
+
+  const auto file = testing::make_minimax("auc", {{"source", "libsvm"},
+                                                  {"path", testing::dataset_path("libsvm/heart_scale")},
+                                                  {"clients", "3"}, {"test_fraction", "0.2"}});
+  Stream rng(7, "auc-split-test");
+  Vec z(held->dim());
+  for (Index k = 0; k < z.size(); ++k) z(k) = rng.normal();
+  std::vector<double> a(names.size()), b(names.size());
+  held->metrics(z, a);
+  file->metrics(z, b);
+  CHECK(a == b);  // same rows on both sides of the split
 }

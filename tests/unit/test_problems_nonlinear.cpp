@@ -196,3 +196,37 @@ TEST_CASE("robust training: rows keeps that many training rows, the test set who
   CHECK_THROWS_WITH_AS(fedbench::testing::make_minimax("robust-training", {{"dataset", "heart"}, {"rows", "500"}}),
                        doctest::Contains("lower rows"), UserError);
 }
+
+TEST_CASE("robust training: the MLP starts as PyTorch's nn.Linear does, or with He's normal weights") {
+  // heart has 13 features and 2 classes: layers 13 -> 300 -> 200 -> 2.
+  const ParamMap base{{"dataset", "heart"}, {"clients", "2"}, {"hidden", "300,200"}};
+  const std::vector<Index> widths{13, 300, 200, 2};
+  auto check_layers = [&](const Vec& x0, bool pytorch) {
+    Index at = 0;
+    for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
+      const double fan_in = static_cast<double>(widths[l]), bound = 1 / std::sqrt(fan_in);
+      const Vec W = x0.segment(at, widths[l + 1] * widths[l]);
+      const Vec b = x0.segment(at + W.size(), widths[l + 1]);
+      at += W.size() + b.size();
+      const double var = W.squaredNorm() / static_cast<double>(W.size());
+      if (pytorch) {  // U(-bound, bound): variance bound^2 / 3
+        CHECK(W.cwiseAbs().maxCoeff() <= bound);
+        CHECK(b.cwiseAbs().maxCoeff() <= bound);
+        CHECK(b.cwiseAbs().maxCoeff() > 0.5 * bound);
+        if (W.size() > 10000) CHECK(var == doctest::Approx(bound * bound / 3).epsilon(0.03));
+      } else {  // N(0, 2 / fan_in), zero biases
+        CHECK(b.isZero(0));
+        if (W.size() > 10000) CHECK(var == doctest::Approx(2 / fan_in).epsilon(0.03));
+      }
+    }
+    CHECK(at == x0.size() - 13);      // then y, the perturbation, which starts at 0
+    CHECK(x0.tail(13).isZero(0));
+  };
+  check_layers(testing::make_minimax("robust-training", base)->initial_point(), true);
+  ParamMap he = base;
+  he["init"] = "he";
+  check_layers(testing::make_minimax("robust-training", he)->initial_point(), false);
+  ParamMap linear = base;
+  linear["hidden"] = "";
+  CHECK(testing::make_minimax("robust-training", linear)->initial_point().isZero(0));
+}

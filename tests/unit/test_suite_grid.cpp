@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 
+#include "core/error.hpp"
 #include "core/text.hpp"
 #include "suite/grid.hpp"
 #include "suite/suite.hpp"
@@ -64,4 +66,23 @@ TEST_CASE("suite: ids depend on the configuration only, not on how it was writte
   CHECK(ia == ib);
   CHECK(sa.runs[0].id != sa.runs[1].id);
   CHECK(sa.runs[0].id.size() == 16);
+}
+
+TEST_CASE("suite: a solver's own participation replaces the suite's for that solver only") {
+  const std::string path = "/tmp/fedbench-suite-participation.yaml";
+  std::ofstream(path) << "rounds: 10\nparticipation: [full, \"uniform:10\"]\n"
+                         "problems:\n  - name: quadratic-game\n    params: {clients: 20}\n"
+                         "solvers:\n  - name: gda\n"
+                         "  - name: local-sgda\n    participation: \"uniform:5\"\n";
+  const Suite suite = load_suite(path);
+  std::map<std::string, std::vector<std::string>> seen;
+  for (const auto& run : suite.runs) seen[run.request.solver].push_back(run.request.participation.to_text());
+  CHECK(seen["gda"] == std::vector<std::string>{"full", "uniform:10"});
+  CHECK(seen["local-sgda"] == std::vector<std::string>{"uniform:5"});
+  std::ofstream(path) << "rounds: 10\nproblems:\n  - name: quadratic-game\n"
+                         "solvers:\n  - name: gda\n    participation: \"uniform:x\"\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("fedbench-suite-participation.yaml:6:"), UserError);
+  std::ofstream(path) << "rounds: 10\nproblems:\n  - name: quadratic-game\n    participation: full\n"
+                         "solvers:\n  - name: gda\n";
+  CHECK_THROWS_AS(load_suite(path), UserError);  // only solvers have their own participation
 }
