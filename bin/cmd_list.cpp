@@ -61,17 +61,17 @@ void print_constants_published(const std::string& problem, const ParamMap& given
     return;
   }
   const Constants& k = instance->constants();
-  if (k.values.empty()) {
+  if (k.values().empty()) {
     std::cout << "  publishes no constants\n";
     return;
   }
   std::cout << "  constants of this instance (name, value, meaning; how computed):\n";
-  for (const auto& [key, value] : k.values) {
+  for (const auto& [key, value] : k.values()) {
     const auto id = constant_from_name(key);
     std::cout << "    " << key << std::string(key.size() < 30 ? 30 - key.size() : 1, ' ')
               << format_real(value) << "  "
               << (id ? std::string(constant_info(*id).meaning) : std::string("?")) << "; "
-              << k.docs.at(key) << "\n";
+              << k.docs().at(key) << "\n";
   }
 }
 

@@ -26,8 +26,15 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   h.problem_kind = kind_name(problem.kind());
   h.dim_x = problem.dim_x();
   h.seed = config.seed;
-  h.constants = problem.constants().values;
-  h.constant_docs = problem.constants().docs;
+  // The constants known without deferred work, and those this run's presets read: the same
+  // set for a run alone or inside a suite whose runs share the instance.
+  h.constants = problem.constants().eager_values();
+  h.constant_docs = problem.constants().eager_docs();
+  for (Constant c : meta.constants_read) {
+    const std::string name(constant_name(c));
+    h.constants[name] = problem.constants().get(c, "run header");
+    h.constant_docs[name] = problem.constants().doc(c);
+  }
   h.metric_names = problem.metric_names();
   for (const auto& name : h.metric_names) {
     const auto info = metric_info(name);

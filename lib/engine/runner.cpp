@@ -44,7 +44,7 @@ RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                    const std::string& command_line) {
   if (threads < 1) throw UserError("threads must be >= 1");
   return run.solver->run(*run.problem, run.config, threads, sink,
-                         RunMeta{command_line, run.setup_time, run.mpi_ranks});
+                         RunMeta{command_line, run.solver->constants_read(), run.setup_time, run.mpi_ranks});
 }
 
 }  // namespace fedbench

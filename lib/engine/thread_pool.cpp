@@ -1,68 +1,122 @@
 #include "engine/thread_pool.hpp"
 
+#include <chrono>
+
 namespace fedbench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A hint to the core that this thread is spinning (lets the sibling hyper-thread run).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// How long an idle worker spins before it parks: long enough to bridge the server step and a
+// cheap evaluation between two rounds, short enough not to hold a core through a long one.
+constexpr double kSpinSeconds = 100e-6;
+constexpr std::uint32_t kClosed = 0xffffffffu;  // item index of a finished generation
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
+  stop_.store(true, std::memory_order_seq_cst);
   {
     std::lock_guard lock(mutex_);
-    stop_ = true;
   }
   wake_.notify_all();
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::work_on_current() {
-  for (int i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) {
+void ThreadPool::work_on(std::uint32_t gen) {
+  // Valid only while `gen` is open: a claim of `gen` succeeds only then (the caller closes a
+  // generation before it writes the next one's task).
+  const Task task = task_.load(std::memory_order_acquire);
+  void* const ctx = ctx_.load(std::memory_order_acquire);
+  const auto n = static_cast<std::uint32_t>(n_.load(std::memory_order_acquire));
+  while (true) {
+    std::uint64_t v = claim_.load(std::memory_order_acquire);
+    do {
+      if (static_cast<std::uint32_t>(v >> 32) != gen || static_cast<std::uint32_t>(v) >= n) return;
+    } while (!claim_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel));
+    const auto start = Clock::now();
     try {
-      task_(ctx_, i);
+      task(ctx, static_cast<int>(static_cast<std::uint32_t>(v)));
     } catch (...) {
-      std::lock_guard lock(mutex_);
+      std::lock_guard lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
     }
+    item_seconds_.fetch_add(seconds_since(start), std::memory_order_relaxed);
+    done_.fetch_add(1, std::memory_order_release);  // after the item's seconds: the caller reads both
   }
 }
 
 void ThreadPool::run(int n, Task task, void* ctx) {
   if (n <= 0) return;
-  if (workers_.empty() || n == 1) {
+  if (workers_.empty() || n == 1 || work_estimate_ < kInlineBelow) {
+    const auto start = Clock::now();
     for (int i = 0; i < n; ++i) task(ctx, i);
+    work_estimate_ = 0.5 * (work_estimate_ + seconds_since(start));
+    ++inline_calls_;
     return;
   }
-  {
-    std::lock_guard lock(mutex_);
-    task_ = task;
-    ctx_ = ctx;
-    n_ = n;
-    next_.store(0);
-    busy_ = static_cast<int>(workers_.size());
-    error_ = nullptr;
-    ++generation_;
+  ++shared_calls_;
+  const std::uint32_t gen = ++generation_;
+  error_ = nullptr;
+  task_.store(task, std::memory_order_release);
+  ctx_.store(ctx, std::memory_order_release);
+  n_.store(n, std::memory_order_release);
+  done_.store(0, std::memory_order_relaxed);
+  item_seconds_.store(0, std::memory_order_relaxed);
+  claim_.store(pack(gen, 0), std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard lock(mutex_); }  // a worker between its check and its wait is now waiting
+    wake_.notify_all();
   }
-  wake_.notify_all();
-  work_on_current();
-  std::unique_lock lock(mutex_);
-  done_.wait(lock, [this] { return busy_ == 0; });
+  work_on(gen);
+  // Only workers that claimed an item are waited for; they are running it now.
+  while (done_.load(std::memory_order_acquire) < n) cpu_relax();
+  claim_.store(pack(gen, kClosed), std::memory_order_release);
+  work_estimate_ = 0.5 * (work_estimate_ + item_seconds_.load(std::memory_order_relaxed));
   if (error_) std::rethrow_exception(error_);
 }
 
 void ThreadPool::worker_loop() {
-  std::uint64_t seen = 0;
+  std::uint32_t seen = 0;  // the last generation this worker looked at
+  auto fresh = [&] {
+    return stop_.load(std::memory_order_acquire) ||
+           static_cast<std::uint32_t>(claim_.load(std::memory_order_acquire) >> 32) != seen;
+  };
   while (true) {
-    {
+    bool ready = fresh();
+    for (auto start = Clock::now(); !ready && seconds_since(start) < kSpinSeconds;) {
+      for (int k = 0; k < 64 && !ready; ++k) {
+        cpu_relax();
+        ready = fresh();
+      }
+    }
+    if (!ready) {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      wake_.wait(lock, fresh);
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     }
-    work_on_current();
-    {
-      std::lock_guard lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
-    }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = static_cast<std::uint32_t>(claim_.load(std::memory_order_acquire) >> 32);
+    work_on(seen);
   }
 }
 

@@ -55,6 +55,7 @@ struct RunEnvironment {
 //! What the caller knows of a run beyond its configuration.
 struct RunMeta {
   std::string command_line;
+  std::vector<Constant> constants_read;  //!< by the theory presets: recorded beside the eager ones
   double setup_time = 0;  //!< seconds to build the instance and prepare the run
   int mpi_ranks = 1;
 };

@@ -109,9 +109,9 @@ void write_instance_file(const Problem& problem, const std::string& name,
       h5::Handle params = h5::create_group(root, "params");
       for (const auto& [k, v] : canonical_params) h5::write_attribute(params.id(), k, v);
       h5::Handle constants = h5::create_group(root, "constants");
-      for (const auto& [k, v] : problem.constants().values) h5::write_attribute(constants.id(), k, v);
+      for (const auto& [k, v] : problem.constants().values()) h5::write_attribute(constants.id(), k, v);
       h5::Handle docs = h5::create_group(constants.id(), "docs");
-      for (const auto& [k, v] : problem.constants().docs) h5::write_attribute(docs.id(), k, v);
+      for (const auto& [k, v] : problem.constants().docs()) h5::write_attribute(docs.id(), k, v);
     }
     std::vector<std::int64_t> samples;
     for (int i = 0; i < problem.num_clients(); ++i) samples.push_back(problem.num_samples(i));

@@ -1,5 +1,7 @@
 #include "problem/problem.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace fedbench {
@@ -8,13 +10,94 @@ const char* kind_name(ProblemKind kind) {
   return kind == ProblemKind::minimax ? "minimax" : "bilevel";
 }
 
-double Constants::get(Constant c, const std::string& who) const {
+struct Constants::Deferred {
+  std::vector<std::string> names;
+  std::function<void(Constants&)> fill;
+  bool done = false;
+};
+
+Constants::Constants() : mutex_(std::make_unique<std::mutex>()) {}
+Constants::Constants(Constants&&) noexcept = default;
+Constants& Constants::operator=(Constants&&) noexcept = default;
+Constants::~Constants() = default;
+
+void Constants::set(Constant c, double value, std::string how) {
   const std::string name(constant_name(c));
-  auto it = values.find(name);
-  if (it == values.end())
-    throw UserError(who + " needs the problem constant '" + name +
+  values_[name] = value;
+  docs_[name] = std::move(how);
+  eager_.insert(name);
+}
+
+void Constants::later(std::vector<Constant> names, std::function<void(Constants&)> fill) {
+  Deferred group;
+  for (Constant c : names) group.names.emplace_back(constant_name(c));
+  group.fill = std::move(fill);
+  deferred_.push_back(std::move(group));
+}
+
+void Constants::compute_group_of(const std::string& name) const {
+  for (auto& group : deferred_) {
+    if (group.done || std::find(group.names.begin(), group.names.end(), name) == group.names.end())
+      continue;
+    Constants computed;
+    group.fill(computed);
+    group.done = true;
+    for (const auto& [key, value] : computed.values_) {
+      values_[key] = value;
+      docs_[key] = computed.docs_.at(key);
+    }
+  }
+}
+
+void Constants::compute_all() const {
+  std::lock_guard lock(*mutex_);
+  for (const auto& group : deferred_)
+    if (!group.done) compute_group_of(group.names.front());
+}
+
+bool Constants::has(Constant c) const {
+  const std::string name(constant_name(c));
+  std::lock_guard lock(*mutex_);
+  if (!values_.count(name)) compute_group_of(name);
+  return values_.count(name) > 0;
+}
+
+double Constants::get(Constant c, const std::string& who) const {
+  if (!has(c))
+    throw UserError(who + " needs the problem constant '" + std::string(constant_name(c)) +
                     "', which this problem does not declare; set the parameter explicitly");
-  return it->second;
+  std::lock_guard lock(*mutex_);
+  return values_.at(std::string(constant_name(c)));
+}
+
+std::string Constants::doc(Constant c) const {
+  std::lock_guard lock(*mutex_);
+  auto it = docs_.find(std::string(constant_name(c)));
+  return it == docs_.end() ? std::string() : it->second;
+}
+
+const std::map<std::string, double>& Constants::values() const {
+  compute_all();
+  return values_;
+}
+
+const std::map<std::string, std::string>& Constants::docs() const {
+  compute_all();
+  return docs_;
+}
+
+std::map<std::string, double> Constants::eager_values() const {
+  std::lock_guard lock(*mutex_);
+  std::map<std::string, double> out;
+  for (const auto& name : eager_) out[name] = values_.at(name);
+  return out;
+}
+
+std::map<std::string, std::string> Constants::eager_docs() const {
+  std::lock_guard lock(*mutex_);
+  std::map<std::string, std::string> out;
+  for (const auto& name : eager_) out[name] = docs_.at(name);
+  return out;
 }
 
 std::optional<Constant> constant_from_name(std::string_view name) {

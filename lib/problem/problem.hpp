@@ -9,10 +9,12 @@
 // caller's OracleCounts and forward. Metrics use the uncounted internals: evaluation is not
 // the solver's work.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,19 +27,42 @@
 namespace fedbench {
 
 //! Known constants of a problem instance, keyed by their names in problem/constant_names.hpp
-//! (the run-file keys), with how this problem computed each.
-struct Constants {
-  std::map<std::string, double> values;
-  std::map<std::string, std::string> docs;
+//! (the run-file keys), with how this problem computed each. Constants that cost real work
+//! (an eigenproblem per client or per sample) are registered with `later` and computed on
+//! first use, once: a run pays only for what its theory presets read. Thread-safe.
+class Constants {
+ public:
+  Constants();
+  Constants(Constants&&) noexcept;
+  Constants& operator=(Constants&&) noexcept;
+  ~Constants();
 
-  void set(Constant c, double value, std::string how) {
-    const std::string name(constant_name(c));
-    values[name] = value;
-    docs[name] = std::move(how);
-  }
-  bool has(Constant c) const { return values.count(std::string(constant_name(c))) > 0; }
+  void set(Constant c, double value, std::string how);
+  //! `fill` sets (some of) `names` when one of them is first asked for; it may set fewer
+  //! (e.g. a cocoercivity only for monotone operators).
+  void later(std::vector<Constant> names, std::function<void(Constants&)> fill);
+  //! May compute a deferred group.
+  bool has(Constant c) const;
   //! Throws UserError naming the constant and `who` needs it (a theory preset, usually).
   double get(Constant c, const std::string& who) const;
+  //! The doc of a constant that has() (how it was computed).
+  std::string doc(Constant c) const;
+  //! Every constant, deferred ones computed (describe, instance files, tests).
+  const std::map<std::string, double>& values() const;
+  const std::map<std::string, std::string>& docs() const;
+  //! The constants set without deferred work (what every run file records).
+  std::map<std::string, double> eager_values() const;
+  std::map<std::string, std::string> eager_docs() const;
+
+ private:
+  struct Deferred;
+  void compute_group_of(const std::string& name) const;  // caller holds the lock
+  void compute_all() const;
+  std::unique_ptr<std::mutex> mutex_;
+  mutable std::map<std::string, double> values_;
+  mutable std::map<std::string, std::string> docs_;
+  mutable std::vector<Deferred> deferred_;
+  std::set<std::string> eager_;
 };
 
 //! How labelled data is spread over the clients (stored with every run).

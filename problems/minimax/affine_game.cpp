@@ -91,33 +91,10 @@ Constants AffineGame::compute_constants() const {
   using namespace linalg;
   Constants k;
   const int n = num_clients();
-  double mu_clients = INFINITY, lip_clients = 0, ell_clients = 0, ell_clients_exact = 0;
-  double ell_samples = 0, ell_samples_exact = 0;
-  bool samples_invertible = true;
-  for (int i = 0; i < n; ++i) {
-    mu_clients = std::min(mu_clients, strong_monotonicity(client_M_[i]));
-    lip_clients = std::max(lip_clients, lipschitz(client_M_[i]));
-    ell_clients = std::max(ell_clients, cocoercivity_eig(client_M_[i]));
-    for (const Component& c : components_[i]) {
-      ell_samples = std::max(ell_samples, cocoercivity_eig(c.M));
-      if (samples_invertible && Eigen::FullPivLU<Mat>(c.M).isInvertible() &&
-          strong_monotonicity(c.M) > 0)
-        ell_samples_exact = std::max(ell_samples_exact, cocoercivity_exact(c.M));
-      else
-        samples_invertible = false;
-    }
-  }
+  // Global constants: one d x d eigenproblem each.
   const double mu_global = strong_monotonicity(global_M_);
   k.set(Constant::mu_global, mu_global, "lambda_min(sym Mbar), strong monotonicity of F (< 0: not monotone)");
   k.set(Constant::lipschitz, lipschitz(global_M_), "||Mbar||_2, Lipschitz constant of F");
-  k.set(Constant::lipschitz_client_max, lip_clients, "max_i ||M_i||_2");
-  if (mu_clients > 0) {
-    k.set(Constant::mu, mu_clients, "min_i lambda_min(sym M_i): strong monotonicity of every client "
-                            "operator (Assumption 4.1 of Zhang et al. 2024)");
-  } else if (mu_global > 0) {
-    k.set(Constant::mu, mu_global, "lambda_min(sym Mbar) of the global operator: some client is only "
-                           "monotone (mu_i = " + format_real(mu_clients) + "); our fallback, Assumption 4.1 asks for every mu_i > 0");
-  }
   // Heterogeneity at the solution, sigma_*^2 = (1/n) sum_i ||F_i(z*)||^2 (Assumption 2.2).
   const Vec z_star = *reference_solution();
   double sigma = 0, worst = 0;
@@ -129,22 +106,58 @@ Constants AffineGame::compute_constants() const {
   k.set(Constant::sigma_star_sq, sigma / n, "(1/n) sum_i ||F_i(z*)||^2");
   k.set(Constant::heterogeneity, worst, "max_i ||F_i(z*) - F(z*)||^2 (the measure of Zhang et al. 2024, App. H.4)");
   // Cocoercivity needs a monotone operator; without it, theory presets must fail, not guess.
-  if (mu_global < 0) return k;
-  k.set(Constant::cocoercivity, cocoercivity_eig(global_M_),
-        "ell of F by the paper's eigenvalue formula 1/ell = min Re(1/lambda), |lambda| > 1e-5");
-  k.set(Constant::cocoercivity_client_max, ell_clients, "max_i ell_i, eigenvalue formula (Zhang et al. 2024, App. G)");
-  k.set(Constant::cocoercivity_sample_max, ell_samples, "max_ij ell_ij, eigenvalue formula (Zhang et al. 2024, App. G)");
-  if (mu_global > 0)
-    k.set(Constant::cocoercivity_exact, cocoercivity_exact(global_M_),
-          "exact ell of F: 1/lambda_min(sym(Mbar^-1)) (ours; the paper uses the eigenvalue formula)");
-  if (mu_clients > 0) {
-    for (int i = 0; i < n; ++i)
-      ell_clients_exact = std::max(ell_clients_exact, cocoercivity_exact(client_M_[i]));
-    k.set(Constant::cocoercivity_client_max_exact, ell_clients_exact, "max_i exact ell_i");
+  const bool monotone = mu_global >= 0;
+  if (monotone) {
+    k.set(Constant::cocoercivity, cocoercivity_eig(global_M_),
+          "ell of F by the paper's eigenvalue formula 1/ell = min Re(1/lambda), |lambda| > 1e-5");
+    if (mu_global > 0)
+      k.set(Constant::cocoercivity_exact, cocoercivity_exact(global_M_),
+            "exact ell of F: 1/lambda_min(sym(Mbar^-1)) (ours; the paper uses the eigenvalue formula)");
   }
-  if (samples_invertible)
-    k.set(Constant::cocoercivity_sample_max_exact, ell_samples_exact, "max_ij exact ell_ij");
-
+  // Per client: n eigenproblems, computed when a preset asks.
+  k.later({Constant::mu, Constant::lipschitz_client_max, Constant::cocoercivity_client_max,
+           Constant::cocoercivity_client_max_exact},
+          [this, n, mu_global, monotone](Constants& c) {
+            double mu_clients = INFINITY, lip_clients = 0, ell_clients = 0, ell_clients_exact = 0;
+            for (int i = 0; i < n; ++i) {
+              mu_clients = std::min(mu_clients, strong_monotonicity(client_M_[i]));
+              lip_clients = std::max(lip_clients, lipschitz(client_M_[i]));
+              ell_clients = std::max(ell_clients, cocoercivity_eig(client_M_[i]));
+            }
+            c.set(Constant::lipschitz_client_max, lip_clients, "max_i ||M_i||_2");
+            if (mu_clients > 0) {
+              c.set(Constant::mu, mu_clients, "min_i lambda_min(sym M_i): strong monotonicity of every client "
+                                              "operator (Assumption 4.1 of Zhang et al. 2024)");
+            } else if (mu_global > 0) {
+              c.set(Constant::mu, mu_global, "lambda_min(sym Mbar) of the global operator: some client is only "
+                                             "monotone (mu_i = " + format_real(mu_clients) + "); our fallback, Assumption 4.1 asks for every mu_i > 0");
+            }
+            if (!monotone) return;
+            c.set(Constant::cocoercivity_client_max, ell_clients, "max_i ell_i, eigenvalue formula (Zhang et al. 2024, App. G)");
+            if (mu_clients > 0) {
+              for (int i = 0; i < n; ++i)
+                ell_clients_exact = std::max(ell_clients_exact, cocoercivity_exact(client_M_[i]));
+              c.set(Constant::cocoercivity_client_max_exact, ell_clients_exact, "max_i exact ell_i");
+            }
+          });
+  // Per sample: an eigenproblem and an LU per component, the most expensive constants.
+  if (!monotone) return k;
+  k.later({Constant::cocoercivity_sample_max, Constant::cocoercivity_sample_max_exact}, [this, n](Constants& c) {
+    double ell_samples = 0, ell_samples_exact = 0;
+    bool samples_invertible = true;
+    for (int i = 0; i < n; ++i)
+      for (const Component& comp : components_[i]) {
+        ell_samples = std::max(ell_samples, cocoercivity_eig(comp.M));
+        if (samples_invertible && Eigen::FullPivLU<Mat>(comp.M).isInvertible() &&
+            strong_monotonicity(comp.M) > 0)
+          ell_samples_exact = std::max(ell_samples_exact, cocoercivity_exact(comp.M));
+        else
+          samples_invertible = false;
+      }
+    c.set(Constant::cocoercivity_sample_max, ell_samples, "max_ij ell_ij, eigenvalue formula (Zhang et al. 2024, App. G)");
+    if (samples_invertible)
+      c.set(Constant::cocoercivity_sample_max_exact, ell_samples_exact, "max_ij exact ell_ij");
+  });
   return k;
 }
 

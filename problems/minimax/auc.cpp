@@ -146,22 +146,30 @@ class Auc : public MinimaxProblem {
     k.set(Constant::test_rows, static_cast<double>(test_X_.rows), "test rows (0: no test set)");
     if (mu > 1e-12 * lip) {
       k.set(Constant::mu_global, mu, "lambda_min(sym J) of the (affine) global operator");
-      k.set(Constant::mu, mu, "lambda_min(sym J), global (clients may be only monotone)");
       k.set(Constant::cocoercivity, linalg::cocoercivity_eig(J), "eigenvalue formula on J");
     }
-    // Client constants need one dense eigenproblem per client: only when that is cheap.
-    const double d = static_cast<double>(dim());
-    if (num_clients() * d * d * d > 1e10) return k;
-    double lip_max = 0, ell_max = 0, mu_min = INFINITY;
-    for (int i = 0; i < num_clients(); ++i) {
-      const Mat Ji = probe(i).first;
-      lip_max = std::max(lip_max, linalg::lipschitz(Ji));
-      ell_max = std::max(ell_max, linalg::cocoercivity_eig(Ji));
-      mu_min = std::min(mu_min, linalg::strong_monotonicity(Ji));
-    }
-    k.set(Constant::lipschitz_client_max, lip_max, "max_i ||J_i||_2");
-    k.set(Constant::cocoercivity_client_max, ell_max, "max_i ell_i, eigenvalue formula");
-    if (mu_min > 1e-12 * lip_max) k.set(Constant::mu, mu_min, "min_i lambda_min(sym J_i)");
+    // Client constants need one dense eigenproblem per client: computed when a preset asks,
+    // and only when that is affordable.
+    k.later({Constant::mu, Constant::lipschitz_client_max, Constant::cocoercivity_client_max},
+            [this, mu, lip](Constants& c) {
+              const bool global_mu = mu > 1e-12 * lip;
+              const double d = static_cast<double>(dim());
+              double lip_max = 0, ell_max = 0, mu_min = INFINITY;
+              if (num_clients() * d * d * d <= 1e10) {
+                for (int i = 0; i < num_clients(); ++i) {
+                  const Mat Ji = probe(i).first;
+                  lip_max = std::max(lip_max, linalg::lipschitz(Ji));
+                  ell_max = std::max(ell_max, linalg::cocoercivity_eig(Ji));
+                  mu_min = std::min(mu_min, linalg::strong_monotonicity(Ji));
+                }
+                c.set(Constant::lipschitz_client_max, lip_max, "max_i ||J_i||_2");
+                c.set(Constant::cocoercivity_client_max, ell_max, "max_i ell_i, eigenvalue formula");
+              }
+              if (std::isfinite(mu_min) && mu_min > 1e-12 * lip_max)
+                c.set(Constant::mu, mu_min, "min_i lambda_min(sym J_i)");
+              else if (global_mu)
+                c.set(Constant::mu, mu, "lambda_min(sym J), global (clients may be only monotone)");
+            });
     return k;
   }
 

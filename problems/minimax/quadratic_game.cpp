@@ -22,6 +22,7 @@
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/minimax/affine_game.hpp"
+#include "problems/common/parallel_build.hpp"
 #include "problems/common/random_spectrum.hpp"
 
 namespace fedbench::problems {
@@ -55,7 +56,7 @@ class QuadraticGame : public AffineGame {
                       " must be below mu_max = " + format_real(p.mu_max));
     const Index d = p.dim;
     std::vector<std::vector<Component>> clients(p.clients);
-    for (int i = 0; i < p.clients; ++i) {
+    build_in_parallel(p.clients, [&](int i) {
       Stream shift_stream(static_cast<std::uint64_t>(p.instance_seed), "quadratic-game-shift", i);
       Vec shift(2 * d);
       for (Index k = 0; k < 2 * d; ++k) shift(k) = p.heterogeneity * shift_stream.normal();
@@ -71,7 +72,7 @@ class QuadraticGame : public AffineGame {
         if (p.heterogeneity > 0) c.zeta += shift;
         clients[i].push_back(std::move(c));
       }
-    }
+    });
     set_components(d, d, std::move(clients));
   }
 

@@ -29,7 +29,12 @@ class StartAt final : public MinimaxProblem {
     thread_local OracleCounts scratch;
     return inner_->value(client, samples, z, scratch);
   }
-  Constants compute_constants() const override { return inner_->constants(); }
+  Constants compute_constants() const override {
+    Constants k;
+    const Constants& inner = inner_->constants();
+    for (const auto& [name, value] : inner.values()) k.set(*constant_from_name(name), value, inner.docs().at(name));
+    return k;
+  }
 
  private:
   std::shared_ptr<const MinimaxProblem> inner_;

@@ -79,7 +79,7 @@ TEST_CASE("libsvm: robust least squares on heart_scale solves F(z*) = 0 with eve
   Vec f;
   p->global_op(*p->reference_solution(), f);
   CHECK(f.norm() < 1e-10);
-  CHECK(p->constants().values.at("mu") > 0);
+  CHECK(p->constants().values().at("mu") > 0);
 }
 
 TEST_CASE("libsvm: robust least squares on a registered dataset split with label skew") {
@@ -103,7 +103,7 @@ TEST_CASE("libsvm: robust least squares on a registered dataset split with label
   arma::mat J;
   arma::vec b;
   testing::probe_global(*p, J, b);
-  CHECK(p->constants().values.at("mu") == doctest::Approx(testing::arma_mu(J)).epsilon(1e-8));
+  CHECK(p->constants().values().at("mu") == doctest::Approx(testing::arma_mu(J)).epsilon(1e-8));
   CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"source", "dataset"}}),
                     "problem robust-least-squares: source=dataset needs -p dataset=NAME");
 }

@@ -107,11 +107,11 @@ TEST_CASE("problems: quadratic game at the paper's size has the constants of the
   // ell_i in [1.05, 1.11], max ell_ij ~ 5.2 (numpy streams differ from ours: same law).
   const auto p = fedbench::testing::make_minimax("quadratic-game", {});
   const Constants& k = p->constants();
-  CHECK(k.values.at("mu") == doctest::Approx(0.44).epsilon(0.03));
-  CHECK(k.values.at("lipschitz_client_max") == doctest::Approx(0.786).epsilon(0.03));
-  CHECK(k.values.at("cocoercivity_client_max") == doctest::Approx(1.11).epsilon(0.05));
-  CHECK(k.values.at("cocoercivity_sample_max") == doctest::Approx(5.25).epsilon(0.2));
-  CHECK(k.values.at("cocoercivity_sample_max_exact") > k.values.at("cocoercivity_sample_max"));
+  CHECK(k.values().at("mu") == doctest::Approx(0.44).epsilon(0.03));
+  CHECK(k.values().at("lipschitz_client_max") == doctest::Approx(0.786).epsilon(0.03));
+  CHECK(k.values().at("cocoercivity_client_max") == doctest::Approx(1.11).epsilon(0.05));
+  CHECK(k.values().at("cocoercivity_sample_max") == doctest::Approx(5.25).epsilon(0.2));
+  CHECK(k.values().at("cocoercivity_sample_max_exact") > k.values().at("cocoercivity_sample_max"));
 }
 
 TEST_CASE("problems: constants agree with Armadillo computed from the definitions") {
@@ -136,17 +136,17 @@ TEST_CASE("problems: constants agree with Armadillo computed from the definition
     }
     const Constants& k = p->constants();
     const double tol = 1e-8;
-    CHECK(k.values.at("mu_global") == doctest::Approx(arma_mu(J)).epsilon(tol));
-    CHECK(k.values.at("mu") ==
+    CHECK(k.values().at("mu_global") == doctest::Approx(arma_mu(J)).epsilon(tol));
+    CHECK(k.values().at("mu") ==
           doctest::Approx(mu_clients > 1e-12 ? mu_clients : arma_mu(J)).epsilon(tol));
-    CHECK(k.values.at("lipschitz") == doctest::Approx(arma_lipschitz(J)).epsilon(tol));
-    CHECK(k.values.at("lipschitz_client_max") == doctest::Approx(lip_clients).epsilon(tol));
-    CHECK(k.values.at("cocoercivity") == doctest::Approx(arma_cocoercivity_eig(J)).epsilon(tol));
-    CHECK(k.values.at("cocoercivity_client_max") == doctest::Approx(ell_clients).epsilon(1e-6));
-    CHECK(k.values.at("cocoercivity_sample_max") == doctest::Approx(ell_samples).epsilon(1e-6));
+    CHECK(k.values().at("lipschitz") == doctest::Approx(arma_lipschitz(J)).epsilon(tol));
+    CHECK(k.values().at("lipschitz_client_max") == doctest::Approx(lip_clients).epsilon(tol));
+    CHECK(k.values().at("cocoercivity") == doctest::Approx(arma_cocoercivity_eig(J)).epsilon(tol));
+    CHECK(k.values().at("cocoercivity_client_max") == doctest::Approx(ell_clients).epsilon(1e-6));
+    CHECK(k.values().at("cocoercivity_sample_max") == doctest::Approx(ell_samples).epsilon(1e-6));
     if (k.has(Constant::cocoercivity_exact)) {  // 1/lambda_min(sym(J^-1))
       const arma::mat inv = arma::inv(J);
-      CHECK(k.values.at("cocoercivity_exact") ==
+      CHECK(k.values().at("cocoercivity_exact") ==
             doctest::Approx(1.0 / arma_mu(inv)).epsilon(tol));
     }
   }
@@ -180,8 +180,8 @@ TEST_CASE("problems: robust least squares has the closed-form solution (minimum-
   CHECK((z_star.tail(r) - to_eigen(y)).norm() <= 1e-10 * (1 + arma::norm(y)));
   // mu = 2 min(lambda_min(A^T A), lambda - 1) / r (the code's value is half of it).
   const double mu = 2 * std::min(arma::eig_sym(A.t() * A).min(), 6.0) / r;
-  CHECK(p->constants().values.at("mu") == doctest::Approx(mu).epsilon(1e-10));
-  CHECK(p->constants().values.at("mu_code") == doctest::Approx(mu / 2).epsilon(1e-10));
+  CHECK(p->constants().values().at("mu") == doctest::Approx(mu).epsilon(1e-10));
+  CHECK(p->constants().values().at("mu_code") == doctest::Approx(mu / 2).epsilon(1e-10));
 }
 
 TEST_CASE("problems: two-client game has x* = (delta/2, delta/2) and heterogeneity delta^2/2") {
@@ -189,7 +189,7 @@ TEST_CASE("problems: two-client game has x* = (delta/2, delta/2) and heterogenei
   const Vec z = *p->reference_solution();
   CHECK(z(0) == doctest::Approx(5e5));
   CHECK(z(1) == doctest::Approx(5e5));
-  CHECK(p->constants().values.at("heterogeneity") == doctest::Approx(0.5e12));
+  CHECK(p->constants().values().at("heterogeneity") == doctest::Approx(0.5e12));
   CHECK(p->initial_point() == Vec::Ones(2));
 }
 

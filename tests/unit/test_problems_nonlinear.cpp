@@ -159,7 +159,7 @@ TEST_CASE("nc-sc quadratic: Phi's curvature and mu_y against Armadillo, no monot
   const arma::mat A = J.submat(0, 0, 4, 4), B = J.submat(0, 5, 4, 9), C = J.submat(5, 5, 9, 9);
   CHECK(arma::eig_sym(0.5 * (A + A.t())).min() < 0);  // nonconvex in x
   const arma::mat H = A + B * arma::solve(C, B.t());
-  const auto& k = p->constants().values;
+  const auto& k = p->constants().values();
   CHECK(k.at("phi_mu") == doctest::Approx(arma::eig_sym(0.5 * (H + H.t())).min()).epsilon(1e-9));
   CHECK(k.at("phi_mu") > 0);
   CHECK(k.at("mu_y") == doctest::Approx(arma::eig_sym(0.5 * (C + C.t())).min()).epsilon(1e-9));

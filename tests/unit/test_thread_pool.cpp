@@ -1,0 +1,83 @@
+// The client thread pool: every index runs exactly once per call, whatever mix of spinning,
+// parked and late workers; exceptions reach the caller and leave the pool usable; calls whose
+// items take a few microseconds in all run on the calling thread, longer ones are shared.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "engine/thread_pool.hpp"
+
+using namespace fedbench;
+
+namespace {
+
+// Busy work of about `us` microseconds (a sleep would hand the core away).
+void spin_for(double us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+}  // namespace
+
+TEST_CASE("thread pool: every index exactly once, over thousands of calls of every size") {
+  for (int threads : {1, 2, 3}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> hits(600);
+    long long expected = 0;
+    for (int call = 0; call < 3000; ++call) {
+      const int n = 1 + (call * 37) % 600;
+      const double work_us = call % 100 == 0 ? 20 : 0;  // now and then a call worth sharing
+      auto f = [&](int i) {
+        hits[i].fetch_add(1, std::memory_order_relaxed);
+        if (work_us > 0) spin_for(work_us);
+      };
+      pool.parallel_for(n, f);
+      expected += n;
+      if (call % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // workers park
+    }
+    long long total = 0;
+    for (auto& h : hits) total += h.load();
+    CHECK(total == expected);
+    for (int i = 0; i < 600; ++i) {
+      long long want = 0;
+      for (int call = 0; call < 3000; ++call) want += i < 1 + (call * 37) % 600;
+      REQUIRE(hits[i].load() == want);
+    }
+  }
+}
+
+TEST_CASE("thread pool: the first exception reaches the caller, the pool stays usable") {
+  ThreadPool pool(2);
+  auto slow = [](int) { spin_for(50); };
+  pool.parallel_for(8, slow);  // make the next calls shared
+  auto throws = [](int i) {
+    spin_for(50);
+    if (i == 3) throw std::runtime_error("client 3 failed");
+  };
+  CHECK_THROWS_WITH(pool.parallel_for(8, throws), "client 3 failed");
+  std::atomic<int> count{0};
+  auto counts = [&](int) {
+    spin_for(50);
+    ++count;
+  };
+  pool.parallel_for(8, counts);
+  CHECK(count.load() == 8);
+}
+
+TEST_CASE("thread pool: tiny calls run on the caller, calls of real work are shared") {
+  ThreadPool pool(2);
+  std::atomic<long long> sum{0};
+  auto tiny = [&](int i) { sum.fetch_add(i, std::memory_order_relaxed); };
+  for (int call = 0; call < 100; ++call) pool.parallel_for(4, tiny);
+  CHECK(sum.load() == 100 * 6);
+  CHECK(pool.inline_calls() >= 50);  // most: a preempted call may look long for a few calls
+  const auto shared_before = pool.shared_calls();
+  auto heavy = [](int) { spin_for(200); };
+  for (int call = 0; call < 10; ++call) pool.parallel_for(4, heavy);
+  CHECK(pool.shared_calls() - shared_before >= 9);  // one inline call measures the new size
+}
