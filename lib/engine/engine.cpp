@@ -50,13 +50,13 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   return h;
 }
 
-void record_final(const Problem& problem, const Vec& model, RunSummary& summary) {
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state) {
   summary.final_x = model.head(problem.dim_x());
   summary.final_y = model.tail(problem.dim_y());
   const auto* bilevel = dynamic_cast<const BilevelProblem*>(&problem);
   if (!bilevel || !model.allFinite()) return;
   try {
-    summary.final_y_star = bilevel->lower_solution(summary.final_x, summary.final_y);
+    summary.final_y_star = bilevel->lower_solution(summary.final_x, summary.final_y, state);
   } catch (const std::exception&) {
     // no exact y*(x) here (the reference solve failed): the file simply has none
   }
@@ -64,7 +64,8 @@ void record_final(const Problem& problem, const Vec& model, RunSummary& summary)
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
                        TrajectorySink& sink)
-    : problem_(problem), config_(config), sink_(sink), names_(problem.metric_names()) {
+    : problem_(problem), config_(config), sink_(sink), names_(problem.metric_names()),
+      metric_state_(problem.make_metric_state()) {
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
   };
@@ -88,7 +89,7 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   row.metrics.assign(names_.size(), 0.0);
   const auto start = std::chrono::steady_clock::now();
   if (model.allFinite()) {
-    problem_.metrics(model, row.metrics);
+    problem_.metrics(model, row.metrics, metric_state_.get());
   } else {
     std::fill(row.metrics.begin(), row.metrics.end(), std::numeric_limits<double>::quiet_NaN());
   }

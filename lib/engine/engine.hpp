@@ -7,6 +7,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cmath>
 #include <span>
 #include <string>
@@ -28,8 +29,9 @@ namespace detail {
 
 RunHeader make_header(const Problem& problem, const RunConfig& config, int threads,
                       const RunMeta& meta);
-//! Fills the summary's final iterate (and y*(x) for bilevel problems, uncounted).
-void record_final(const Problem& problem, const Vec& model, RunSummary& summary);
+//! Fills the summary's final iterate (and y*(x) for bilevel problems, uncounted; from the
+//! run's metric state when its last row solved it already).
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state);
 
 //! Evaluation, budgets and divergence: the parts of a run between rounds.
 class RunMonitor {
@@ -44,6 +46,7 @@ class RunMonitor {
   bool due(std::int64_t round) const { return config_.eval.due(round); }
   std::int64_t last_recorded() const { return last_recorded_; }
   double eval_time() const { return eval_time_; }
+  MetricState* metric_state() const { return metric_state_.get(); }
   StopReason reason = StopReason::max_rounds;
   std::string message;
 
@@ -54,6 +57,7 @@ class RunMonitor {
   std::vector<std::string> names_;
   std::size_t primary_ = 0;
   std::ptrdiff_t target_ = -1;
+  std::unique_ptr<MetricState> metric_state_;  // this run's warm starts
   double initial_primary_ = 0;
   std::int64_t last_recorded_ = -1;
   double eval_time_ = 0;
@@ -167,7 +171,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   summary.wall_time = wall;
   summary.eval_time = monitor.eval_time();
   for (int i = 0; i < num_clients; ++i) summary.per_client.push_back(ledger.client(i));
-  detail::record_final(problem, server.model(), summary);
+  detail::record_final(problem, server.model(), summary, monitor.metric_state());
   sink.end(summary);
   return summary;
 }

@@ -1,5 +1,7 @@
 #include "problem/bilevel_problem.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <cmath>
 #include <limits>
 
@@ -120,11 +122,25 @@ Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
   return w;
 }
 
-Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual) const {
-  // Conjugate gradients on the SPD Hessian of the averaged lower level.
-  Vec v = Vec::Zero(dim_y()), r = rhs, p = rhs, Hp(dim_y());
+Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual,
+                                        const Vec* start) const {
+  Mat hessian;
+  if (lower_hessian(z, hessian)) {
+    Eigen::LLT<Mat> factor(hessian);
+    if (factor.info() == Eigen::Success) return factor.solve(rhs);
+  }
+  // Conjugate gradients on the SPD Hessian of the averaged lower level. The stopping test is
+  // on the system's own residual, so a warm start changes the work, not the accuracy asked for.
+  const bool warm = start && start->size() == dim_y() && start->allFinite();
+  Vec v = warm ? *start : Vec::Zero(dim_y()), Hp(dim_y());
+  Vec r = rhs;
+  if (warm) {
+    global_lower_hvp(z, v, Hp);
+    r -= Hp;
+  }
+  Vec p = r;
   double rr = r.squaredNorm();
-  const double stop = relative_residual * relative_residual * std::max(rr, 1e-300);
+  const double stop = relative_residual * relative_residual * std::max(rhs.squaredNorm(), 1e-300);
   for (Index k = 0; k < 10 * dim_y() + 100 && rr > stop; ++k) {
     global_lower_hvp(z, p, Hp);
     const double pHp = p.dot(Hp);
@@ -152,6 +168,36 @@ Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start) const {
   last_y_start_ = y_start;
   last_y_star_ = y_star;
   return y_star;
+}
+
+namespace {
+// One run's previous exact solves: consecutive evaluations see nearby x, so they start the next
+// solves close to their answers.
+struct BilevelMetricState : MetricState {
+  Vec x, y_start, y_star;  // the last y*(x) asked for, by its request
+  Vec hessian_solution;    // the last solve of the hypergradient's linear system
+};
+}  // namespace
+
+double BilevelProblem::lower_grad_norm(const Vec& x, const Vec& y) const {
+  Vec z(dim()), grad(dim_y());
+  z << x, y;
+  global_lower_grad_y(z, grad);
+  return grad.norm();
+}
+
+Vec BilevelProblem::lower_solution(const Vec& x, const Vec& y_start, MetricState* state) const {
+  auto* warm = dynamic_cast<BilevelMetricState*>(state);
+  if (!warm) return lower_solution(x, y_start);
+  if (warm->x.size() == x.size() && warm->x == x && warm->y_start == y_start) return warm->y_star;
+  Vec start = y_start;
+  if (warm->y_star.size() == dim_y() && warm->y_star.allFinite() &&
+      lower_grad_norm(x, warm->y_star) < lower_grad_norm(x, y_start))
+    start = warm->y_star;
+  warm->y_star = solve_lower(x, start);
+  warm->x = x;
+  warm->y_start = y_start;
+  return warm->y_star;
 }
 
 Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
@@ -189,7 +235,7 @@ Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   return z.tail(dim_y());
 }
 
-Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star) const {
+Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) const {
   Vec z(dim());
   z.head(dim_x()) = x;
   z.tail(dim_y()) = y_star;
@@ -202,7 +248,8 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star) const {
   }
   fy /= static_cast<double>(num_clients());
   fx /= static_cast<double>(num_clients());
-  const Vec v = solve_lower_hessian(z, fy);
+  const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
+  if (warm) *warm = v;
   Vec jv = Vec::Zero(dim_x());
   for (int i = 0; i < num_clients(); ++i) {
     do_lower_jvp(i, {}, z, v, tmp_x);
@@ -217,13 +264,18 @@ std::vector<std::string> BilevelProblem::core_metric_names() const {
   return names;
 }
 
-void BilevelProblem::core_metrics(const Vec& z, std::span<double> out) const {
+std::unique_ptr<MetricState> BilevelProblem::make_metric_state() const {
+  return std::make_unique<BilevelMetricState>();
+}
+
+void BilevelProblem::core_metrics(const Vec& z, std::span<double> out, MetricState* state) const {
+  auto* warm = dynamic_cast<BilevelMetricState*>(state);
   const Vec x = z.head(dim_x());
-  const Vec y_star = lower_solution(x, z.tail(dim_y()));
+  const Vec y_star = lower_solution(x, z.tail(dim_y()), state);
   const Vec z_star = with_y(z, y_star);
   out[0] = global_upper_value(z);
   out[1] = global_upper_value(z_star);
-  out[2] = hypergradient(x, y_star).norm();
+  out[2] = hypergradient(x, y_star, warm ? &warm->hessian_solution : nullptr).norm();
   out[3] = global_lower_value(z) - global_lower_value(z_star);
   solution_metrics(z, y_star, out.subspan(4));
 }

@@ -60,10 +60,21 @@ class BilevelProblem : public Problem {
   double global_lower_value(const Vec& z) const;
   //! y*(x) to relative gradient norm 1e-14 (or the rounding floor), warm-started at y_start.
   Vec lower_solution(const Vec& x, const Vec& y_start) const;
-  //! grad F(x), given y_star = y*(x).
-  Vec hypergradient(const Vec& x, const Vec& y_star) const;
-  //! [grad^2_yy g(x, y)]^-1 rhs by conjugate gradients to the given relative residual.
-  Vec solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual = 1e-13) const;
+  //! The same for a run's evaluation: the Newton solve starts at y_start or at the previous
+  //! evaluation's y*, whichever has the smaller lower-level gradient, and the answer is kept
+  //! in `state` (a repeated request, such as the final iterate's, is answered from it).
+  Vec lower_solution(const Vec& x, const Vec& y_start, MetricState* state) const;
+  //! grad F(x), given y_star = y*(x). `warm` (may be null or empty) starts the linear solve
+  //! and receives its solution.
+  Vec hypergradient(const Vec& x, const Vec& y_star, Vec* warm = nullptr) const;
+  //! [grad^2_yy g(x, y)]^-1 rhs: a Cholesky factorisation of the Hessian when the problem
+  //! builds it, else conjugate gradients to the given relative residual of the system
+  //! (||rhs - H v|| <= tol ||rhs||) from `start` (zero when null).
+  Vec solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual = 1e-13,
+                          const Vec* start = nullptr) const;
+
+  std::unique_ptr<MetricState> make_metric_state() const override;
+  bool expensive_metrics() const override { return true; }
 
  protected:
   BilevelProblem() = default;
@@ -88,12 +99,17 @@ class BilevelProblem : public Problem {
   //! upper_value f(x, y) at the model; hyper_objective F(x) = f(x, y*(x)); hypergrad_norm
   //! ||grad F(x)||; lower_gap g(x, y) - g(x, y*(x)); then the problem's solution metrics.
   std::vector<std::string> core_metric_names() const final;
-  void core_metrics(const Vec& z, std::span<double> out) const final;
+  void core_metrics(const Vec& z, std::span<double> out, MetricState* state) const final;
   //! A problem's own metrics, given the exact y*(x) of the model's x (solved once per
   //! evaluation for all metrics): test accuracy of y*(x), of the model's y, ...
   virtual std::vector<std::string> solution_metric_names() const { return {}; }
   virtual void solution_metrics(const Vec& /*z*/, const Vec& /*y_star*/, std::span<double> /*out*/) const {}
   std::string preferred_metric() const override { return "hypergrad_norm"; }
+
+  //! The dense Hessian grad^2_yy g(z) of the averaged lower level, when the problem can build
+  //! it for less than a few dozen Hessian-vector products (small dim_y, sparse rows): the
+  //! exact solves then factor it instead of running conjugate gradients. False: not offered.
+  virtual bool lower_hessian(const Vec& /*z*/, Mat& /*hessian*/) const { return false; }
 
   //! z with the same x and y replaced (a helper for problems' own metrics).
   Vec with_y(const Vec& z, const Vec& y) const;
@@ -109,6 +125,7 @@ class BilevelProblem : public Problem {
   void global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const;
 
   Vec solve_lower(const Vec& x, const Vec& y_start) const;
+  double lower_grad_norm(const Vec& x, const Vec& y) const;
 
   std::vector<Index> upper_samples_;
   // The last solve, by its inputs: a run's final iterate asks again for the y*(x) that its

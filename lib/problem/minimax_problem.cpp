@@ -69,7 +69,7 @@ double MinimaxProblem::global_value(const Vec& z) const {
   return s / num_clients();
 }
 
-void MinimaxProblem::core_metrics(const Vec& z, std::span<double> out) const {
+void MinimaxProblem::core_metrics(const Vec& z, std::span<double> out, MetricState* /*state*/) const {
   Vec f;
   global_op(z, f);
   out[0] = f.norm();

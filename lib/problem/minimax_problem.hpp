@@ -47,7 +47,7 @@ class MinimaxProblem : public Problem {
                          Vec& out) const;
   //! op_norm = ||F(z)||.
   std::vector<std::string> core_metric_names() const override { return {"op_norm"}; }
-  void core_metrics(const Vec& z, std::span<double> out) const override;
+  void core_metrics(const Vec& z, std::span<double> out, MetricState* state) const override;
 
  private:
   Index batch_size(int client, std::span<const Index> samples) const {

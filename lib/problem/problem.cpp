@@ -152,7 +152,7 @@ std::string Problem::primary_metric() const {
   return reference_ ? "rel_error" : core_metric_names().front();
 }
 
-void Problem::metrics(const Vec& z, std::span<double> out) const {
+void Problem::metrics(const Vec& z, std::span<double> out, MetricState* state) const {
   const Vec& ref = reference_cached();
   std::size_t k = 0;
   if (reference_) {
@@ -160,7 +160,7 @@ void Problem::metrics(const Vec& z, std::span<double> out) const {
     out[k++] = (z - ref).squaredNorm() / (denom > 0 ? denom : 1.0);
   }
   const std::size_t core = core_metric_names().size();
-  core_metrics(z, out.subspan(k, core));
+  core_metrics(z, out.subspan(k, core), state);
   extra_metrics(z, out.subspan(k + core));
 }
 

@@ -71,6 +71,12 @@ struct ClientLabels {
   std::vector<std::vector<std::int64_t>> counts;  //!< clients x classes
 };
 
+//! What one run's evaluations keep for the next (warm starts of exact reference solves). Made
+//! per run, never shared: a run's metric values depend only on its own evaluation schedule.
+struct MetricState {
+  virtual ~MetricState() = default;
+};
+
 //! Which oracle family a problem offers (and a solver needs).
 enum class ProblemKind { minimax, bilevel };
 const char* kind_name(ProblemKind kind);
@@ -111,7 +117,13 @@ class Problem {
   //! (core_metric_names) and the problem's (extra_metric_names).
   std::vector<std::string> metric_names() const;
   //! Writes metric values in metric_names() order into out (size metric_names().size()).
-  void metrics(const Vec& z, std::span<double> out) const;
+  //! `state` (from make_metric_state, one per run) lets exact solves start from the previous
+  //! evaluation's solution; without it every evaluation starts cold.
+  void metrics(const Vec& z, std::span<double> out, MetricState* state = nullptr) const;
+  virtual std::unique_ptr<MetricState> make_metric_state() const { return nullptr; }
+  //! Metrics that cost far more than a round (exact bilevel solves, ...): the default
+  //! evaluation schedule for such a problem is log-spaced instead of every round.
+  virtual bool expensive_metrics() const { return false; }
   //! The metric used for divergence detection and as the default target.
   std::string primary_metric() const;
 
@@ -126,7 +138,7 @@ class Problem {
   virtual Constants compute_constants() const { return {}; }
   //! The family's metrics (op_norm for minimax; F(x), ||grad F|| ... for bilevel).
   virtual std::vector<std::string> core_metric_names() const = 0;
-  virtual void core_metrics(const Vec& z, std::span<double> out) const = 0;
+  virtual void core_metrics(const Vec& z, std::span<double> out, MetricState* state) const = 0;
   virtual std::vector<std::string> extra_metric_names() const { return {}; }
   //! The primary metric when the default rule (rel_error, else the first core metric) is not
   //! the right one (e.g. a duality gap under constraints); must be one of metric_names().

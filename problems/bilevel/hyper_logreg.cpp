@@ -174,6 +174,41 @@ class HyperLogreg : public BilevelProblem {
       for (Index k = 0; k < columns_; ++k) out(q * columns_ + k) += w * v(q * columns_ + k);
     }
   }
+  bool lower_hessian(const Vec& z, Mat& hessian) const override {
+    // Worth it when a row's outer product (nnz^2 c^2 terms) costs less than about twenty
+    // Hessian-vector products (2 nnz c each) and the matrix is small.
+    const double nnz_per_row = static_cast<double>(data_.X.val.size()) / static_cast<double>(std::max<Index>(data_.X.rows, 1));
+    if (dim_y() > 2048 || nnz_per_row * static_cast<double>(columns_) > 40) return false;
+    hessian.setZero(dim_y(), dim_y());
+    Mat client(dim_y(), dim_y());
+    for (int i = 0; i < num_clients(); ++i) {
+      client.setZero();
+      const double* prob = full_batch_probabilities(i, z);
+      const auto& rows = data_.train[i];
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        // grad^2 CE = a a^T (x) (diag(pi) - pi pi^T) on the free columns (the HVP above, as a matrix)
+        const double* pi = prob + j * static_cast<std::size_t>(classes_) + first_free();
+        const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
+        for (std::int32_t e = begin; e < end; ++e) {
+          const Index q = Index{data_.X.col[e]} * columns_;
+          for (std::int32_t f = begin; f <= e; ++f) {  // lower triangle; mirrored below
+            const Index r = Index{data_.X.col[f]} * columns_;
+            const double aa = data_.X.val[e] * data_.X.val[f];
+            for (Index k = 0; k < columns_; ++k)
+              for (Index l = 0; l < columns_; ++l)
+                client(q + k, r + l) += aa * pi[k] * ((k == l ? 1.0 : 0.0) - pi[l]);
+          }
+        }
+      }
+      hessian += client / static_cast<double>(rows.size());
+    }
+    hessian /= static_cast<double>(num_clients());
+    // Columns of one row are increasing, so (q, r) above has q >= r: fill the upper triangle.
+    hessian.triangularView<Eigen::StrictlyUpper>() = hessian.transpose().triangularView<Eigen::StrictlyUpper>();
+    for (Index q = 0; q < d_; ++q)
+      for (Index k = 0; k < columns_; ++k) hessian(q * columns_ + k, q * columns_ + k) += 2 * reg_scale_ * std::exp(z(hp(q)));
+    return true;
+  }
   void do_lower_jvp(int, std::span<const Index>, const Vec& z, const Vec& v, Vec& out) const override {
     const double* y = y_of(z);
     out.setZero();

@@ -273,3 +273,41 @@ TEST_CASE("bilevel data problems: bad parameters are user errors that name the f
                        doctest::Contains("raise rows or lower clients"), UserError);
   CHECK_THROWS_AS(bilevel_problem("data-hypercleaning", {{"dataset", "heart"}, {"partition", "stripes"}}), UserError);
 }
+
+namespace {
+// Reaches the protected dense Hessian of a bilevel problem (the exact solves' fast path).
+struct HessianAccess : BilevelProblem {
+  static bool dense(const BilevelProblem& p, const Vec& z, Mat& h) {
+    return (p.*(&HessianAccess::lower_hessian))(z, h);
+  }
+};
+}  // namespace
+
+TEST_CASE("bilevel hyper-logreg: the dense lower Hessian equals the averaged Hessian-vector products") {
+  for (const ParamMap& params : {ParamMap{{"dataset", "heart"}, {"clients", "3"}},
+                                 ParamMap{{"dataset", "heart"}, {"clients", "2"}, {"model", "logistic"}},
+                                 ParamMap{{"dataset", "heart"}, {"clients", "2"}, {"hyperparameter", "scalar"}}}) {
+    const auto p = testing::bilevel_problem("hyper-logreg", params);
+    Stream rng(11, "test-dense-hessian");
+    const Vec z = test_point(*p, rng);
+    Mat h;
+    REQUIRE(HessianAccess::dense(*p, z, h));
+    OracleCounts c;
+    Vec e = Vec::Zero(p->dim_y()), column(p->dim_y()), hv;
+    for (Index j = 0; j < p->dim_y(); ++j) {
+      e.setZero();
+      e(j) = 1;
+      column.setZero();
+      for (int i = 0; i < p->num_clients(); ++i) {
+        p->lower_hvp(i, {}, z, e, hv, c);
+        column += hv / p->num_clients();
+      }
+      CHECK((h.col(j) - column).norm() <= 1e-12 * (1 + column.norm()));
+    }
+    CHECK((h - h.transpose()).norm() == 0);
+  }
+  // 36 features x 6 classes per row: the outer products would cost more than the solves.
+  const auto wide = testing::bilevel_problem("hyper-logreg", {{"dataset", "satimage"}, {"rows", "200"}, {"clients", "2"}});
+  Mat h;
+  CHECK_FALSE(HessianAccess::dense(*wide, wide->initial_point(), h));
+}
