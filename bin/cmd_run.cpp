@@ -107,7 +107,9 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--clients", o->clients, "shortcut for -p clients=M");
   sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q | iid:M");
   sub->add_option("--seed", o->seed, "seed of every random stream of the run (default 0)");
-  sub->add_option("--eval-every", o->eval_every, "record metrics every k rounds (default 1)");
+  sub->add_option("--eval-every", o->eval_every,
+                  "record metrics every k rounds (default 1; problems with expensive exact metrics, "
+                  "such as the bilevel ones, default to --eval-log 10)");
   sub->add_option("--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade");
   sub->add_option("--target", o->target, "stop when METRIC<=VALUE, e.g. rel_error<=1e-12");
   sub->add_option("--max-samples", o->max_samples, "stop after this many sample gradients");
@@ -145,6 +147,8 @@ std::function<int()> add_run(CLI::App& app) {
     req.eval.every = o->eval_every;
     req.eval.log_points_per_decade = o->eval_log;
     if (o->eval_log < 0) throw UserError("--eval-log must be >= 0");
+    if (!sub->count("--eval-every") && !sub->count("--eval-log"))
+      req.eval = default_eval_schedule(req.problem);
     const int threads =
         o->threads > 0 ? o->threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 

@@ -23,6 +23,9 @@ struct RegistryEntry {
   std::string summary;   //!< one line
   std::string citation;  //!< paper and algorithm/equation number
   std::string family;    //!< "minimax" or "bilevel": the problem kind made or needed
+  //! Problems whose metrics cost far more than a round (exact bilevel solves, inner ascents,
+  //! full-data AUC): runs that do not choose a schedule evaluate at log-spaced rounds.
+  bool expensive_metrics = false;
   std::vector<ParamSpec> params;
   ParamMap defaults;     //!< overrides of the schema defaults (aliases)
   std::string alias_of;  //!< "" for a primary entry

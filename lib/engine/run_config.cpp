@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "problem/problem_registry.hpp"
 
 namespace fedbench {
 
@@ -56,6 +57,12 @@ bool EvalSchedule::due(std::int64_t round) const {
     return std::floor(std::log10(static_cast<double>(r)) * per + 1e-9);
   };
   return bucket(round) > bucket(round - 1);
+}
+
+EvalSchedule default_eval_schedule(const std::string& problem) {
+  EvalSchedule schedule;
+  if (problem_registry().get(problem).expensive_metrics) schedule.log_points_per_decade = 10;
+  return schedule;
 }
 
 std::string EvalSchedule::to_text() const {

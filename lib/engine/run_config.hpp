@@ -31,6 +31,10 @@ struct EvalSchedule {
   std::string to_text() const;
 };
 
+//! The schedule of a run that chose none: every round, or 10 log-spaced rows per decade for a
+//! problem whose metrics cost far more than a round (the registry's expensive_metrics).
+EvalSchedule default_eval_schedule(const std::string& problem);
+
 //! A stop condition on a metric: stop when metric <= value.
 struct Target {
   std::string metric;

@@ -74,7 +74,6 @@ class BilevelProblem : public Problem {
                           const Vec* start = nullptr) const;
 
   std::unique_ptr<MetricState> make_metric_state() const override;
-  bool expensive_metrics() const override { return true; }
 
  protected:
   BilevelProblem() = default;

@@ -121,9 +121,6 @@ class Problem {
   //! evaluation's solution; without it every evaluation starts cold.
   void metrics(const Vec& z, std::span<double> out, MetricState* state = nullptr) const;
   virtual std::unique_ptr<MetricState> make_metric_state() const { return nullptr; }
-  //! Metrics that cost far more than a round (exact bilevel solves, ...): the default
-  //! evaluation schedule for such a problem is log-spaced instead of every round.
-  virtual bool expensive_metrics() const { return false; }
   //! The metric used for divergence detection and as the default target.
   std::string primary_metric() const;
 

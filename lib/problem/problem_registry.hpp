@@ -1,7 +1,9 @@
 // The problem registry. A problem file ends with
 //   FEDBENCH_REGISTER_PROBLEM(QuadraticGame, "quadratic-game", "one-line summary", "citation");
 // where QuadraticGame has a nested `Params` struct, `static void declare(Schema<Params>&)`
-// and a constructor QuadraticGame(const Params&).
+// and a constructor QuadraticGame(const Params&). A problem whose metrics cost far more than a
+// round declares `static constexpr bool kExpensiveMetrics = true;` (bilevel problems do by
+// default): runs that choose no evaluation schedule then evaluate at log-spaced rounds.
 #pragma once
 #include <type_traits>
 
@@ -47,6 +49,8 @@ struct ProblemRegistrar {
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
     auto [e, schema] = describe_entry<Problem, P>("problem", name, summary, citation);
     e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";
+    if constexpr (requires { P::kExpensiveMetrics; }) e.expensive_metrics = P::kExpensiveMetrics;
+    else e.expensive_metrics = std::is_base_of_v<BilevelProblem, P>;
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return std::unique_ptr<Problem>(new P(schema.parse(given, defaults)));
     };

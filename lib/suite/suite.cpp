@@ -273,7 +273,7 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
               run.request.participation = part;
               run.request.seed = seed;
               run.request.budget = budget;
-              run.request.eval = eval;
+              run.request.eval = root["eval"] ? eval : default_eval_schedule(pe.name);
               run.identity_text = identity_text(run.request);
               run.id = run_id(run.identity_text);
               run.cost = cost_of(run.request);

@@ -44,6 +44,8 @@ namespace fedbench::problems {
 
 class Auc : public MinimaxProblem {
  public:
+  // Exact AUC scores and sorts every training and test row per evaluation.
+  static constexpr bool kExpensiveMetrics = true;
   struct Params {
     enum class Source { dataset, libsvm };
     Source source;

@@ -33,6 +33,8 @@ namespace fedbench::problems {
 
 class RobustTraining : public MinimaxProblem {
  public:
+  // The robust metrics run ascent_steps full passes over eval_rows rows per evaluation.
+  static constexpr bool kExpensiveMetrics = true;
   struct Params {
     enum class Pixels { signed_unit, raw };
     enum class Init { pytorch, he };

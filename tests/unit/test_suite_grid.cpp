@@ -86,3 +86,19 @@ TEST_CASE("suite: a solver's own participation replaces the suite's for that sol
                          "solvers:\n  - name: gda\n";
   CHECK_THROWS_AS(load_suite(path), UserError);  // only solvers have their own participation
 }
+
+TEST_CASE("suite: without an eval key, expensive problems are evaluated at log-spaced rounds") {
+  CHECK(default_eval_schedule("quadratic-game").to_text() == "every:1");
+  for (const char* expensive : {"hyper-logreg", "data-hypercleaning", "bilevel-quadratic", "auc", "robust-training"})
+    CHECK(default_eval_schedule(expensive).to_text() == "log:10");
+  const std::string path = "/tmp/fedbench-suite-eval.yaml";
+  std::ofstream(path) << "rounds: 10\nproblems:\n  - name: quadratic-game\n  - name: bilevel-quadratic\n"
+                         "solvers:\n  - name: fedbioacc\n  - name: gda\n";
+  std::map<std::string, std::string> schedule;
+  for (const auto& run : load_suite(path).runs) schedule[run.request.problem] = run.request.eval.to_text();
+  CHECK(schedule["quadratic-game"] == "every:1");
+  CHECK(schedule["bilevel-quadratic"] == "log:10");
+  std::ofstream(path) << "rounds: 10\neval: {every: 2}\nproblems:\n  - name: bilevel-quadratic\n"
+                         "solvers:\n  - name: fedbioacc\n";
+  CHECK(load_suite(path).runs.front().request.eval.to_text() == "every:2");
+}
