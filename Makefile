@@ -24,8 +24,11 @@ test: build
 demo: build
 	bash scripts/demo.sh $(BUILD)/bin/fedbench results/demo $(PYTHON)
 
+# Google Benchmark (oracles, rounds per solver at 1 and 2 threads), then fedbench against a
+# vectorized numpy implementation of the same rounds (docs/performance.md).
 bench: build
 	$(BUILD)/bin/fedbench_bench --benchmark_min_time=0.2
+	$(PYTHON) scripts/bench_numpy.py --fedbench $(BUILD)/bin/fedbench
 
 # Every paper experiment in full (results/experiments): tuning, selection, report, claims.
 # Goes on after a failed claim and fails at the end if any did.

@@ -93,6 +93,9 @@ class BilevelProblem : public Problem {
   virtual void do_lower_jvp(int client, std::span<const Index> samples, const Vec& z,
                             const Vec& v, Vec& out) const = 0;
   virtual double do_upper_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
+  //! g_i and grad_y g_i over the client's whole lower batch, bit for bit equal to the two calls
+  //! (the default makes them); a problem may share its per-row work between the two.
+  virtual double do_lower_value_and_grad_y(int client, const Vec& z, Vec& grad) const;
   virtual double do_lower_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
 
   //! upper_value f(x, y) at the model; hyper_objective F(x) = f(x, y*(x)); hypergrad_norm
@@ -121,6 +124,7 @@ class BilevelProblem : public Problem {
     return s.empty() ? upper_samples_[client] : static_cast<Index>(s.size());
   }
   void global_lower_grad_y(const Vec& z, Vec& out) const;
+  double global_lower_value_and_grad_y(const Vec& z, Vec& grad) const;
   void global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const;
 
   Vec solve_lower(const Vec& x, const Vec& y_start) const;

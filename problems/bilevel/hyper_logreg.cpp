@@ -180,7 +180,7 @@ class HyperLogreg : public BilevelProblem {
     const double nnz_per_row = static_cast<double>(data_.X.val.size()) / static_cast<double>(std::max<Index>(data_.X.rows, 1));
     if (dim_y() > 2048 || nnz_per_row * static_cast<double>(columns_) > 40) return false;
     hessian.setZero(dim_y(), dim_y());
-    Mat client(dim_y(), dim_y());
+    Mat client(dim_y(), dim_y()), weight(columns_, columns_);
     for (int i = 0; i < num_clients(); ++i) {
       client.setZero();
       const double* prob = full_batch_probabilities(i, z);
@@ -188,15 +188,16 @@ class HyperLogreg : public BilevelProblem {
       for (std::size_t j = 0; j < rows.size(); ++j) {
         // grad^2 CE = a a^T (x) (diag(pi) - pi pi^T) on the free columns (the HVP above, as a matrix)
         const double* pi = prob + j * static_cast<std::size_t>(classes_) + first_free();
+        for (Index k = 0; k < columns_; ++k)
+          for (Index l = 0; l < columns_; ++l) weight(k, l) = pi[k] * ((k == l ? 1.0 : 0.0) - pi[l]);
         const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
         for (std::int32_t e = begin; e < end; ++e) {
           const Index q = Index{data_.X.col[e]} * columns_;
           for (std::int32_t f = begin; f <= e; ++f) {  // lower triangle; mirrored below
             const Index r = Index{data_.X.col[f]} * columns_;
             const double aa = data_.X.val[e] * data_.X.val[f];
-            for (Index k = 0; k < columns_; ++k)
-              for (Index l = 0; l < columns_; ++l)
-                client(q + k, r + l) += aa * pi[k] * ((k == l ? 1.0 : 0.0) - pi[l]);
+            for (Index l = 0; l < columns_; ++l)
+              for (Index k = 0; k < columns_; ++k) client(q + k, r + l) += aa * weight(k, l);
           }
         }
       }
@@ -220,6 +221,34 @@ class HyperLogreg : public BilevelProblem {
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
     return mean_loss(data_.validation[i], s, y_of(z));
+  }
+  double do_lower_value_and_grad_y(int i, const Vec& z, Vec& grad) const override {
+    // The row work of mean_loss and add_loss_gradient done once: the same operations in the
+    // same order, so the same bits as do_lower_value and do_lower_grad_y.
+    const double* y = y_of(z);
+    double* prob = scratch(classes_).prob.data();
+    grad.setZero(dim_y());
+    double total = 0;
+    const auto& rows = data_.train[i];
+    for (Index row : rows) {
+      total += row_loss(row, y, prob);
+      prob[label(row)] -= 1.0;
+      add_row_outer(row, prob, grad);
+    }
+    const double n = static_cast<double>(rows.size());
+    grad /= n;
+    double reg = 0;
+    for (Index q = 0; q < d_; ++q) {
+      const double e = std::exp(z(hp(q)));
+      const double w = 2 * reg_scale_ * e;
+      double sq = 0;
+      for (Index k = 0; k < columns_; ++k) {
+        grad(q * columns_ + k) += w * y[q * columns_ + k];
+        sq += y[q * columns_ + k] * y[q * columns_ + k];
+      }
+      reg += e * sq;
+    }
+    return total / n + reg_scale_ * reg;
   }
   double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
     const double* y = y_of(z);

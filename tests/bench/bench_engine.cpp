@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "core/text.hpp"
 #include "engine/context.hpp"
 #include "engine/runner.hpp"
 #include "engine/solver.hpp"
@@ -34,15 +35,19 @@ void oracle_call(benchmark::State& state, const std::string& problem, int batch)
   state.counters["samples/call"] = static_cast<double>(counts.samples) / static_cast<double>(state.iterations());
 }
 
-// Rounds per second of a solver with its theory parameters; evaluation is excluded (the
-// engine's wall time is solver work only).
-void solver_rounds(benchmark::State& state, const std::string& solver) {
+// Rounds per second of a solver with its theory parameters (plus `params`, "k=v,k=v");
+// evaluation is excluded (the engine's wall time is solver work only).
+void solver_rounds(benchmark::State& state, const std::string& solver, const std::string& params = "") {
   auto game = cached("quadratic-game");
   const std::int64_t rounds = 50;
+  ParamMap solver_params;
+  for (const auto& item : split(params, ','))
+    if (const auto eq = item.find('='); eq != std::string::npos) solver_params[item.substr(0, eq)] = item.substr(eq + 1);
   for (auto _ : state) {
     RunRequest req;
     req.problem = "quadratic-game";
     req.solver = solver;
+    req.solver_params = solver_params;
     req.budget.rounds = rounds;
     req.eval.every = rounds;
     PreparedRun run = prepare_run(req, game);
@@ -73,3 +78,8 @@ FEDBENCH_ROUND_BENCH(local_eg, "local-eg");
 FEDBENCH_ROUND_BENCH(local_seg, "local-seg");
 FEDBENCH_ROUND_BENCH(fedgda_gt, "fedgda-gt");
 FEDBENCH_ROUND_BENCH(sgda, "sgda");
+// About 3 ms of client work per round (20 clients x 20 steps x 10 samples): what two threads
+// should speed up.
+BENCHMARK_CAPTURE(solver_rounds, local_sgda_heavy, std::string("local-sgda"),
+                  std::string("local_steps=20,batch_size=10,step_size=0.01"))
+    ->Arg(1)->Arg(2)->UseManualTime();

@@ -280,6 +280,9 @@ struct HessianAccess : BilevelProblem {
   static bool dense(const BilevelProblem& p, const Vec& z, Mat& h) {
     return (p.*(&HessianAccess::lower_hessian))(z, h);
   }
+  static double value_and_grad(const BilevelProblem& p, int client, const Vec& z, Vec& g) {
+    return (p.*(&HessianAccess::do_lower_value_and_grad_y))(client, z, g);
+  }
 };
 }  // namespace
 
@@ -310,4 +313,21 @@ TEST_CASE("bilevel hyper-logreg: the dense lower Hessian equals the averaged Hes
   const auto wide = testing::bilevel_problem("hyper-logreg", {{"dataset", "satimage"}, {"rows", "200"}, {"clients", "2"}});
   Mat h;
   CHECK_FALSE(HessianAccess::dense(*wide, wide->initial_point(), h));
+}
+
+TEST_CASE("bilevel data problems: the fused lower value and gradient equal the two oracles bit for bit") {
+  for (const auto& [name, params] : kCases) {
+    CAPTURE(name);
+    const auto p = testing::bilevel_problem(name, params);
+    Stream rng(12, "test-fused");
+    const Vec z = test_point(*p, rng);
+    OracleCounts c;
+    for (int i = 0; i < p->num_clients(); ++i) {
+      Vec fused, grad;
+      const double value = HessianAccess::value_and_grad(*p, i, z, fused);
+      p->lower_grad_y(i, {}, z, grad, c);
+      CHECK(value == p->lower_value(i, {}, z, c));
+      CHECK(fused == grad);
+    }
+  }
 }
