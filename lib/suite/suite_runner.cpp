@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/run_sinks.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/mpi_world.hpp"
@@ -48,6 +50,15 @@ class ProblemCache {
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Slot>> slots_;
 };
+
+// OpenMPI states how many ranks share this node; other launchers: assume all of them do.
+int ranks_on_this_node(const MpiWorld& mpi) {
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) {
+    long long n = 0;
+    if (parse_int(local, n) && n >= 1) return static_cast<int>(n);
+  }
+  return mpi.size();
+}
 
 std::string describe(const SuiteRun& run) {
   std::string s = "run " + run.id + " (" + run.request.solver;
@@ -121,7 +132,10 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   for (std::size_t k = 0; k < todo.size(); ++k)
     if (static_cast<int>(k % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(todo[k]);
 
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The cores of this node are shared by the ranks on it (mpirun puts them on one node unless
+  // told otherwise); oversubscribed pool threads would spin against each other.
+  const int cores = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) /
+                                    ranks_on_this_node(mpi));
   const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
                                              static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
   const int threads_per_run = std::max(1, cores / jobs);  // results do not depend on it
