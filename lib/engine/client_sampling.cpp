@@ -11,7 +11,6 @@ namespace fedbench {
 ClientSampler::ClientSampler(const Participation& participation, int num_clients,
                              std::uint64_t seed)
     : participation_(participation), num_clients_(num_clients), seed_(seed),
-      scratch_(num_clients),
       selected_(static_cast<std::size_t>(std::max(num_clients, participation.clients_per_round))) {
   if (participation_.mode == Participation::Mode::uniform &&
       participation_.clients_per_round > num_clients)
@@ -27,15 +26,22 @@ std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {
       return {selected_.data(), selected_.size()};
     }
     case Participation::Mode::uniform: {
-      // Partial Fisher-Yates: the first m entries of a random permutation.
+      // Partial Fisher-Yates: the first m entries of a random permutation. The permutation
+      // array persists and its swaps are undone afterwards, so a round costs O(m), not O(M).
       Stream s(seed_, "client-sampling", -1, round, phase);
-      std::iota(scratch_.begin(), scratch_.end(), 0);
       const int m = participation_.clients_per_round;
+      if (scratch_.empty()) {
+        scratch_.resize(static_cast<std::size_t>(num_clients_));
+        std::iota(scratch_.begin(), scratch_.end(), 0);
+      }
+      swaps_.clear();
       for (int k = 0; k < m; ++k) {
         const auto j = k + static_cast<int>(s.below(static_cast<std::uint64_t>(num_clients_ - k)));
         std::swap(scratch_[k], scratch_[j]);
+        swaps_.push_back(j);
       }
       std::copy(scratch_.begin(), scratch_.begin() + m, selected_.begin());
+      for (int k = m - 1; k >= 0; --k) std::swap(scratch_[k], scratch_[swaps_[k]]);  // back to the identity
       std::sort(selected_.begin(), selected_.begin() + m);
       return {selected_.data(), static_cast<std::size_t>(m)};
     }

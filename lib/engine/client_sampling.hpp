@@ -23,7 +23,8 @@ class ClientSampler {
   Participation participation_;
   int num_clients_;
   std::uint64_t seed_;
-  std::vector<int> scratch_;   // permutation buffer (uniform mode)
+  std::vector<int> scratch_;   // the identity permutation between rounds (uniform mode)
+  std::vector<int> swaps_;     // this round's swap partners, to undo them
   std::vector<int> selected_;  // reused output
 };
 

@@ -80,10 +80,12 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   for (int i = 0; i < num_clients; ++i)
     clients.emplace_back(problem, i, ledger.client(i), config.seed);
   std::vector<typename S::Client> states(num_clients);
+  std::vector<char> ready(static_cast<std::size_t>(num_clients), 1);  // client state set up
   std::vector<Up> uploads(static_cast<std::size_t>(
       std::max(num_clients, config.participation.clients_per_round)));
   std::vector<int> group_start;  // sampled positions where a new client id begins
   group_start.reserve(uploads.size() + 1);
+  std::vector<OracleCounts> counted_before;  // per group: its client's counts before the phase
   typename S::Down down{};
   ClientSampler sampler(config.participation, num_clients, config.seed);
   ThreadPool pool(threads);
@@ -97,16 +99,32 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     const auto t0 = Clock::now();
     server.enter(0, 0, {});
     if constexpr (contract::declares_init<S>) solver.init(server);
-    for (int i = 0; i < num_clients; ++i) {
-      clients[i].enter(-1, 0);  // set-up work (e.g. a first full pass) draws under round -1
-      if constexpr (contract::declares_init_client<S>)
+    // Set-up work (e.g. a first full pass) draws under round -1. When client 0's set-up makes
+    // no oracle call, every other client is set up when it first takes part: a client that
+    // never does costs no state (cross-device runs), and its streams are the same either way.
+    if constexpr (contract::declares_init_client<S>) {
+      clients[0].enter(-1, 0);
+      solver.init_client(clients[0], states[0]);
+      const OracleCounts& first = ledger.client(0);
+      const bool lazy = first.samples == 0 &&
+                        std::all_of(first.calls.begin(), first.calls.end(), [](std::int64_t n) { return n == 0; });
+      for (int i = 1; i < num_clients; ++i) {
+        if (lazy) {
+          ready[i] = 0;
+          continue;
+        }
+        clients[i].enter(-1, 0);
         solver.init_client(clients[i], states[i]);
+      }
     }
     wall += std::chrono::duration<double>(Clock::now() - t0).count();
     int phases = 1;
     if constexpr (contract::declares_phases<S>) phases = solver.phases();
 
-    bool stop = monitor.record(0, server.model(), ledger.total(), comm, wall);
+    // The oracle totals, kept up to date from the clients of each phase: a round costs O(sampled
+    // clients), not O(M) (counts are integers: the same totals in any order).
+    OracleCounts totals = ledger.total();
+    bool stop = monitor.record(0, server.model(), totals, comm, wall);
     for (std::int64_t r = 0; !stop && r < config.budget.rounds; ++r) {
       const auto start = Clock::now();
       for (int phase = 0; phase < phases; ++phase) {
@@ -133,11 +151,24 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
         auto client_work = [&](int g) {
           for (int k = group_start[g]; k < group_start[g + 1]; ++k) {
             const int id = sampled[k];
+            if constexpr (contract::declares_init_client<S>)
+              if (!ready[id]) {
+                clients[id].enter(-1, 0);
+                solver.init_client(clients[id], states[id]);
+                ready[id] = 1;
+              }
             clients[id].enter(r, phase, k - group_start[g]);
             solver.client_round(clients[id], states[id], down, uploads[k]);
           }
         };
-        pool.parallel_for(static_cast<int>(group_start.size()) - 1, client_work);
+        const int groups = static_cast<int>(group_start.size()) - 1;
+        counted_before.resize(static_cast<std::size_t>(groups));
+        for (int g = 0; g < groups; ++g) counted_before[g] = ledger.client(sampled[group_start[g]]);
+        pool.parallel_for(groups, client_work);
+        for (int g = 0; g < groups; ++g) {
+          totals += ledger.client(sampled[group_start[g]]);
+          totals -= counted_before[g];
+        }
         for (std::int64_t k = 0; k < n; ++k) {
           const MessageSize up_size = message_size(uploads[k]);
           comm.floats_up += up_size.floats;
@@ -152,7 +183,6 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
       }
       wall += std::chrono::duration<double>(Clock::now() - start).count();
       completed = r + 1;
-      const OracleCounts totals = ledger.total();
       stop = monitor.after_round(completed, server.model(), totals, comm, wall);
       if (stop || monitor.due(completed) || completed == config.budget.rounds)
         stop = monitor.record(completed, server.model(), totals, comm, wall) || stop;

@@ -33,6 +33,7 @@ RunEnvironment current_environment(int threads, int mpi_ranks) {
   env.eigen_version = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
                       "." + std::to_string(EIGEN_MINOR_VERSION);
   env.compiler = compiler_id();
+  env.isa = instruction_set();
   return env;
 }
 

@@ -50,6 +50,7 @@ struct MetricMeta {
 struct RunEnvironment {
   std::string cpu_model, eigen_version, hdf5_version, compiler;
   std::int64_t cores = 0, threads = 1, mpi_ranks = 1;
+  std::string isa = "portable";  //!< the build's instruction set (files before it: portable)
 };
 
 //! What the caller knows of a run beyond its configuration.

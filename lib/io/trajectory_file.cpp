@@ -74,6 +74,7 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
   h5::write_attribute(root, "env_eigen_version", h.env.eigen_version);
   h5::write_attribute(root, "env_hdf5_version", h5::library_version());
   h5::write_attribute(root, "env_compiler", h.env.compiler);
+  h5::write_attribute(root, "env_isa", h.env.isa);
   h5::write_attribute(root, "status", std::string("running"));
   h5::write_attribute(root, "stop_reason", std::string(""));
 
@@ -244,6 +245,7 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
            text("env_compiler"), static_cast<std::int64_t>(number("env_cores")),
            static_cast<std::int64_t>(number("env_threads")),
            static_cast<std::int64_t>(number("env_mpi_ranks"))};
+  if (const std::string isa = text("env_isa"); !isa.empty()) h.env.isa = isa;
   for (const auto& name : run.column_names)
     if (const auto it = meta.find(name); it != meta.end()) {
       h.metric_names.push_back(name);
@@ -386,7 +388,8 @@ std::string summarize_trajectory(const StoredRun& run) {
   if (run.text.count("env_cpu_model"))
     o << "machine:  " << text("env_cpu_model") << ", " << number("env_cores") << " cores, "
       << number("env_threads") << " threads, " << number("env_mpi_ranks") << " MPI ranks; Eigen "
-      << text("env_eigen_version") << ", HDF5 " << text("env_hdf5_version") << "\n";
+      << text("env_eigen_version") << ", HDF5 " << text("env_hdf5_version")
+      << (run.text.count("env_isa") ? ", " + text("env_isa") + " build" : std::string()) << "\n";
   o
     << "\nconfiguration:\n";
   for (const auto& line : split(text("config"), '\n'))

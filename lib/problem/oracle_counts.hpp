@@ -35,6 +35,11 @@ struct alignas(64) OracleCounts {  // one cache line each: clients run on differ
     samples += o.samples;
     return *this;
   }
+  OracleCounts& operator-=(const OracleCounts& o) {
+    for (int k = 0; k < kOracleKinds; ++k) calls[k] -= o.calls[k];
+    samples -= o.samples;
+    return *this;
+  }
 };
 
 //! Per-client counters of one run.

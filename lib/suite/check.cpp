@@ -94,8 +94,15 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
       ++totals.failed;
       continue;
     }
-    const auto diff = compare_runs(io::read_trajectory(fresh.run_file(run.id)),
-                                   io::read_trajectory(reference.run_file(run.id)), tolerances);
+    const io::StoredRun fresh_run = io::read_trajectory(fresh.run_file(run.id));
+    const io::StoredRun reference_run = io::read_trajectory(reference.run_file(run.id));
+    if (fresh_run.record.header.env.isa != reference_run.record.header.env.isa)
+      throw UserError("reference " + reference.run_file(run.id) + " was written by a " +
+                      reference_run.record.header.env.isa + " build and this fedbench is a " +
+                      fresh_run.record.header.env.isa + " build; results compare bit for bit only within one "
+                      "instruction set: build with -DFEDBENCH_ISA=" + reference_run.record.header.env.isa +
+                      " or write references for this build with --update");
+    const auto diff = compare_runs(fresh_run, reference_run, tolerances);
     if (diff) {
       out << "FAIL " << who << ": " << *diff << "\n";
       ++totals.failed;

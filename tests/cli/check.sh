@@ -36,4 +36,14 @@ expect_fail 2 "fedbench: tolerance 'rel_error' is not of the form METRIC=BAND (B
   "$fedbench" check $smoke --reference "$scratch/ref" --tolerance rel_error
 expect_fail 2 "fedbench: reference directory $scratch/none does not exist; create it with --update" \
   "$fedbench" check $smoke --reference "$scratch/none"
+
+# A reference written by a build of another instruction set is refused, not compared.
+cp -r results/reference/smoke "$scratch/ref-isa"
+"$python" - "$scratch/ref-isa/runs/$victim" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    f.attrs["env_isa"] = "x86-64-v3"
+PY
+expect_fail 2 "fedbench: reference $scratch/ref-isa/runs/$victim was written by a x86-64-v3 build and this fedbench is a portable build; results compare bit for bit only within one instruction set: build with -DFEDBENCH_ISA=x86-64-v3 or write references for this build with --update" \
+  "$fedbench" check $smoke --reference "$scratch/ref-isa" -q
 finish

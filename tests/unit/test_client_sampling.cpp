@@ -1,10 +1,13 @@
 // Client sampling: the right sets, reproducible from (seed, round, phase) alone.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/random.hpp"
 #include "engine/client_sampling.hpp"
 
 using namespace fedbench;
@@ -16,7 +19,7 @@ TEST_CASE("sampling: full participation takes every client in id order") {
 }
 
 TEST_CASE("sampling: uniform:m gives m distinct sorted ids, each client equally often") {
-  ClientSampler s(Participation::parse("uniform:3"), 10, 9);
+  ClientSampler s(Participation::parse("uniform:3"), 10, 9);  // many rounds: the permutation must return to the identity each time
   std::vector<int> hits(10, 0);
   const int rounds = 20000;
   for (int r = 0; r < rounds; ++r) {
@@ -79,4 +82,24 @@ TEST_CASE("sampling: bad participation strings are rejected with the accepted fo
                     "round), bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M "
                     "(M uniform draws with replacement, the theory's i.i.d. clients)");
   CHECK_THROWS_AS(ClientSampler(Participation::parse("uniform:5"), 4, 0), UserError);
+}
+
+TEST_CASE("sampling: uniform:m selects what a fresh Fisher-Yates permutation would, round after round") {
+  // The reference: the dense partial Fisher-Yates over all M ids with the sampler's stream.
+  auto reference = [](int M, int m, std::uint64_t seed, std::int64_t round, int phase) {
+    Stream s(seed, "client-sampling", -1, round, phase);
+    std::vector<int> perm(static_cast<std::size_t>(M));
+    for (int i = 0; i < M; ++i) perm[i] = i;
+    for (int k = 0; k < m; ++k) std::swap(perm[k], perm[k + static_cast<int>(s.below(static_cast<std::uint64_t>(M - k)))]);
+    std::vector<int> out(perm.begin(), perm.begin() + m);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const auto& [M, m] : std::vector<std::pair<int, int>>{{100000, 100}, {1000, 10}, {50, 40}, {9, 1}, {64, 8}}) {
+    ClientSampler s(Participation::parse("uniform:" + std::to_string(m)), M, 21);
+    for (std::int64_t r = 0; r < 30; ++r) {
+      const auto ids = s.sample(r, 1);
+      CHECK(std::vector<int>(ids.begin(), ids.end()) == reference(M, m, 21, r, 1));
+    }
+  }
 }
