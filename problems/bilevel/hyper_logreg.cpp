@@ -179,6 +179,7 @@ class HyperLogreg : public BilevelProblem {
     // Hessian-vector products (2 nnz c each) and the matrix is small.
     const double nnz_per_row = static_cast<double>(data_.X.val.size()) / static_cast<double>(std::max<Index>(data_.X.rows, 1));
     if (dim_y() > 2048 || nnz_per_row * static_cast<double>(columns_) > 40) return false;
+    if (columns_ == 2 && first_free() == 0) return binary_softmax_hessian(z, hessian);
     hessian.setZero(dim_y(), dim_y());
     Mat client(dim_y(), dim_y()), weight(columns_, columns_);
     for (int i = 0; i < num_clients(); ++i) {
@@ -208,6 +209,38 @@ class HyperLogreg : public BilevelProblem {
     hessian.triangularView<Eigen::StrictlyUpper>() = hessian.transpose().triangularView<Eigen::StrictlyUpper>();
     for (Index q = 0; q < d_; ++q)
       for (Index k = 0; k < columns_; ++k) hessian(q * columns_ + k, q * columns_ + k) += 2 * reg_scale_ * std::exp(z(hp(q)));
+    return true;
+  }
+  //! Two softmax columns: diag(pi) - pi pi^T = pi_0 pi_1 [[1, -1], [-1, 1]] for every row, so
+  //! the Hessian is S (x) [[1, -1], [-1, 1]] with S = mean a a^T pi_0 pi_1: a quarter of the
+  //! general assembly's work.
+  bool binary_softmax_hessian(const Vec& z, Mat& hessian) const {
+    Mat gram = Mat::Zero(d_, d_), client(d_, d_);
+    for (int i = 0; i < num_clients(); ++i) {
+      client.setZero();
+      const double* prob = full_batch_probabilities(i, z);
+      const auto& rows = data_.train[i];
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        const double w = prob[2 * j] * prob[2 * j + 1];
+        const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
+        for (std::int32_t e = begin; e < end; ++e) {
+          const double wa = w * data_.X.val[e];
+          double* column = client.data() + Index{data_.X.col[e]} * d_;
+          for (std::int32_t f = begin; f <= e; ++f) column[data_.X.col[f]] += wa * data_.X.val[f];
+        }
+      }
+      gram += client / static_cast<double>(rows.size());
+    }
+    gram /= static_cast<double>(num_clients());
+    // Rows of a row are increasing: only gram(r, q) with r <= q was filled (column q, rows r).
+    gram.triangularView<Eigen::StrictlyLower>() = gram.transpose().triangularView<Eigen::StrictlyLower>();
+    hessian.resize(dim_y(), dim_y());
+    for (Index q = 0; q < d_; ++q)
+      for (Index r = 0; r < d_; ++r)
+        for (Index k = 0; k < 2; ++k)
+          for (Index l = 0; l < 2; ++l) hessian(2 * q + k, 2 * r + l) = k == l ? gram(q, r) : -gram(q, r);
+    for (Index q = 0; q < d_; ++q)
+      for (Index k = 0; k < 2; ++k) hessian(2 * q + k, 2 * q + k) += 2 * reg_scale_ * std::exp(z(hp(q)));
     return true;
   }
   void do_lower_jvp(int, std::span<const Index>, const Vec& z, const Vec& v, Vec& out) const override {
