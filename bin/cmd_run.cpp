@@ -55,8 +55,7 @@ void print_summary(const MemoryTrajectory& t, const std::vector<std::string>& ou
 int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   for (const char* opt : {"--rounds", "--clients", "--participation",
                           "--seed", "--eval-every", "--eval-log", "--target", "--max-samples",
-                          "--max-bytes", "--time-limit", "--divergence-factor", "--threads",
-                          "--output"})
+                          "--max-bytes", "--time-limit", "--divergence-factor", "--output"})
     if (sub.count(opt))
       throw UserError(std::string(opt) + " cannot be combined with a suite file; set it in " +
                       o.suite);
@@ -69,6 +68,7 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   const suite::Suite s = suite::load_suite(o.suite, overrides);
   suite::SuiteOptions options;
   options.jobs = o.jobs;
+  options.threads = o.threads;
   options.force = o.force;
   options.quiet = o.quiet;
   options.command_line = command_line();
@@ -117,7 +117,8 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--time-limit", o->time_limit, "stop after this many seconds of solver time");
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
-  sub->add_option("--threads", o->threads, "client threads (default: all cores; results do not depend on it)");
+  sub->add_option("--threads", o->threads,
+                  "client threads of a run (default: all cores; in a suite, cores / jobs); results do not depend on it");
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
       ->allow_extra_args(false);

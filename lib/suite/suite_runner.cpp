@@ -138,7 +138,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
                                     ranks_on_this_node(mpi));
   const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
                                              static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
-  const int threads_per_run = std::max(1, cores / jobs);  // results do not depend on it
+  const int threads_per_run = options.threads > 0 ? options.threads : std::max(1, cores / jobs);  // results do not depend on it
 
   const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once
   Progress progress(static_cast<int>(mine.size()) + shown_cached, shown_cached, options.quiet,

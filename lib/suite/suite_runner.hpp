@@ -11,6 +11,7 @@ namespace fedbench::suite {
 
 struct SuiteOptions {
   int jobs = 0;          //!< parallel runs per process; 0 = all cores
+  int threads = 0;       //!< client threads per run; 0 = this node's cores / jobs
   bool force = false;    //!< rerun finished runs
   bool quiet = false;
   std::string command_line;
