@@ -92,7 +92,13 @@ class Schema {
                 bounds, {}, false, {}};
     add(std::move(s),
         [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
-          p.*field = static_cast<Int>(detail::parse_number(owner, spec, t));
+          const double v = detail::parse_number(owner, spec, t);
+          // A value past the field's type would wrap (3e9 clients into a negative int).
+          if (v > static_cast<double>(std::numeric_limits<Int>::max()) ||
+              v < static_cast<double>(std::numeric_limits<Int>::lowest()))
+            throw UserError(owner + ": " + spec.name + " = '" + t + "' is out of range (at most " +
+                            std::to_string(std::numeric_limits<Int>::max()) + ")");
+          p.*field = static_cast<Int>(v);
         },
         [field](const P& p, const ParamSpec& spec) {
           return detail::canonical_number(spec, static_cast<double>(p.*field));

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +24,7 @@ struct RegistryEntry {
   std::string name;
   std::string summary;   //!< one line
   std::string citation;  //!< paper and algorithm/equation number
+  std::string kind;      //!< "problem" or "solver", for messages
   std::string family;    //!< "minimax" or "bilevel": the problem kind made or needed
   //! Problems whose metrics cost far more than a round (exact bilevel solves, inner ascents,
   //! full-data AUC): runs that do not choose a schedule evaluate at log-spaced rounds.
@@ -45,8 +48,22 @@ struct RegistryEntry {
     auto it = defaults.find(spec.name);
     return it == defaults.end() ? spec.default_text : it->second;
   }
+  //! Sizes that cannot be allocated end in a one-line UserError naming the entry and what it
+  //! was given, not in std::bad_alloc.
   std::unique_ptr<Product> create(const ParamMap& given) const {
-    return make(name, given, defaults);
+    auto too_big = [&] {
+      std::string with;
+      for (const auto& [k, v] : given) with += (with.empty() ? "" : ", ") + k + " = " + v;
+      return UserError(kind + " " + name + ": does not fit in memory with " +
+                       (with.empty() ? std::string("its defaults") : with) + "; use smaller sizes");
+    };
+    try {
+      return make(name, given, defaults);
+    } catch (const std::bad_alloc&) {
+      throw too_big();
+    } catch (const std::length_error&) {  // a std::vector asked for more than max_size()
+      throw too_big();
+    }
   }
   ParamMap resolved(const ParamMap& given) const { return resolve(name, given, defaults); }
 };
@@ -60,6 +77,7 @@ std::pair<RegistryEntry<Product>, Schema<typename T::Params>> describe_entry(
   Schema<typename T::Params> schema(kind + " " + name);
   T::declare(schema);
   RegistryEntry<Product> e;
+  e.kind = kind;
   e.name = name;
   e.summary = summary;
   e.citation = citation;

@@ -1,6 +1,8 @@
 #include "engine/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "problem/problem_registry.hpp"
 
@@ -43,6 +45,10 @@ PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Problem
 RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                    const std::string& command_line) {
   if (threads < 1) throw UserError("threads must be >= 1");
+  if (threads > kMaxThreads)
+    throw UserError("--threads " + std::to_string(threads) + " is more than " + std::to_string(kMaxThreads) +
+                    " threads per run; use at most the machine's cores (" +
+                    std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
   return run.solver->run(*run.problem, run.config, threads, sink,
                          RunMeta{command_line, run.solver->constants_read(), run.setup_time, run.mpi_ranks});
 }

@@ -37,6 +37,9 @@ struct PreparedRun {
 PreparedRun prepare_run(const RunRequest& request,
                         std::shared_ptr<const Problem> problem = nullptr);
 
+//! The most client threads a run may ask for (more is refused, not attempted).
+inline constexpr int kMaxThreads = 1024;
+
 //! Runs a prepared run with `threads` threads (results do not depend on it).
 RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                    const std::string& command_line = {});

@@ -67,6 +67,9 @@ std::vector<std::string> expand_text(const std::string& text, const std::string&
     if (a.size() != 3 || a[2] < 1 || a[2] != std::floor(a[2]))
       throw UserError(what + ": '" + text + "' must be " + (log ? "logspace" : "linspace") +
                       "(start, stop, count) with a whole count >= 1");
+    if (a[2] > kMaxGridValues)
+      throw UserError(what + ": '" + text + "' has " + format_real(a[2]) + " values; a grid " +
+                      "expression may have at most " + std::to_string(static_cast<long long>(kMaxGridValues)));
     const int n = static_cast<int>(a[2]);
     for (int k = 0; k < n; ++k) {
       const double t = n == 1 ? a[0] : a[0] + (a[1] - a[0]) * k / (n - 1);
@@ -78,6 +81,9 @@ std::vector<std::string> expand_text(const std::string& text, const std::string&
     if (a.size() != 2 || a[0] != std::floor(a[0]) || a[1] != std::floor(a[1]) || a[1] <= a[0])
       throw UserError(what + ": '" + text + "' must be range(first, stop) with whole numbers, "
                                             "first < stop");
+    if (a[1] - a[0] > kMaxGridValues || std::abs(a[0]) > 9e15 || std::abs(a[1]) > 9e15)
+      throw UserError(what + ": '" + text + "' has " + format_real(a[1] - a[0]) + " values; a grid " +
+                      "expression may have at most " + std::to_string(static_cast<long long>(kMaxGridValues)));
     for (auto v = static_cast<long long>(a[0]); v < static_cast<long long>(a[1]); ++v)
       out.push_back(std::to_string(v));
     return out;
@@ -145,6 +151,12 @@ std::vector<ParamMap> expand_params(const YAML::Node& node, const std::string& f
     for (const auto& [k, values] : lists)
       for (std::size_t i = 0; i < length; ++i) zipped[i][k] = values[i];
   }
+  double points = static_cast<double>(zipped.size());
+  for (const auto& axis : axes) points *= static_cast<double>(axis.second.size());
+  if (points > kMaxSuiteRuns)
+    throw UserError(where(file, node) + what + ": the parameters cross to " + format_real(points) +
+                    " points; a suite may have at most " + std::to_string(static_cast<long long>(kMaxSuiteRuns)) +
+                    " (zip lists that go together, or split the suite)");
   std::vector<ParamMap> out;
   for (const auto& z : zipped)
     for (auto m : cartesian(axes)) {

@@ -27,6 +27,11 @@ void check_keys(const YAML::Node& map, const std::vector<std::string>& valid,
                 const std::string& file, const std::string& what);
 
 //! Values of one text item ("0.1", "logspace(-3, 0, 4)", ...); throws UserError naming `what`.
+//! The most values one grid expression (logspace, linspace, range) may give, and the most runs
+//! or parameter points a suite may expand to: larger grids are refused before expansion.
+inline constexpr double kMaxGridValues = 1e5;
+inline constexpr double kMaxSuiteRuns = 1e6;
+
 std::vector<std::string> expand_text(const std::string& text, const std::string& what);
 //! Values of one YAML node (scalar or list of scalars).
 std::vector<std::string> expand_node(const YAML::Node& node, const std::string& file,

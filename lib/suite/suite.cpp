@@ -27,9 +27,9 @@ std::int64_t whole_number(const YAML::Node& node, const std::string& file,
                           const std::string& what, std::int64_t min) {
   const std::string text = scalar(node, file, what);
   double v = 0;
-  if (!parse_real(text, v) || v != std::floor(v) || v < static_cast<double>(min))
-    throw UserError(where(file, node) + what + " = '" + text + "' is not a whole number >= " +
-                    std::to_string(min));
+  if (!parse_real(text, v) || v != std::floor(v) || v < static_cast<double>(min) || v > 9e18)
+    throw UserError(where(file, node) + what + " = '" + text + "' is not a whole number from " +
+                    std::to_string(min) + " to 9e18");
   return static_cast<std::int64_t>(v);
 }
 
@@ -124,6 +124,33 @@ const std::vector<ParamSpec>& problem_specs(const std::string& n) {
   return problem_registry().get(n).params;
 }
 
+// Unknown parameter names are refused before any grid is expanded (ten unknown keys of ten
+// values each would otherwise cross to 10^10 points first).
+void check_param_names(const YAML::Node& params, const std::string& file, const std::string& owner,
+                       const std::vector<ParamSpec>& specs) {
+  if (!params || !params.IsMap()) return;
+  auto known = [&](const std::string& key) {
+    return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+  };
+  for (const auto& kv : params) {
+    const std::string key = kv.first.Scalar();
+    if (key == "zip" && kv.second.IsMap()) {
+      for (const auto& z : kv.second)
+        if (!known(z.first.Scalar())) try {
+            detail::unknown_parameter(owner, z.first.Scalar(), specs);
+          } catch (const UserError& e) {
+            throw UserError(where(file, z.first) + e.what());
+          }
+      continue;
+    }
+    if (!known(key)) try {
+        detail::unknown_parameter(owner, key, specs);
+      } catch (const UserError& e) {
+        throw UserError(where(file, kv.first) + e.what());
+      }
+  }
+}
+
 std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
                                 const std::string& kind, bool solvers) {
   if (!list || !list.IsSequence() || list.size() == 0)
@@ -142,6 +169,8 @@ std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
     } catch (const UserError& err) {
       throw UserError(where(file, item["name"]) + err.what());
     }
+    check_param_names(item["params"], file, kind + " " + e.name,
+                      solvers ? solver_registry().get(e.name).params : problem_registry().get(e.name).params);
     e.points = expand_params(item["params"], file, kind + " " + e.name);
     // Reject unknown keys and bad values now, pointing at the entry.
     for (const auto& p : e.points) {
@@ -258,6 +287,15 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
   apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
 
+  double total = 0, solver_points = 0;
+  for (const auto& se : solvers)
+    solver_points += static_cast<double>(se.points.size()) *
+                     static_cast<double>(se.participations.empty() ? participations.size() : se.participations.size());
+  for (const auto& pe : problems) total += static_cast<double>(pe.points.size()) * solver_points;
+  total *= static_cast<double>(seeds.size());
+  if (total > kMaxSuiteRuns)
+    throw UserError(path + ": the suite expands to " + format_real(total) + " runs; a suite may have at most " +
+                    std::to_string(static_cast<long long>(kMaxSuiteRuns)) + " (split it into several suites)");
   std::set<std::string> seen;
   for (const auto& pe : problems)
     for (const auto& pp : pe.points)

@@ -22,6 +22,7 @@
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/minimax/affine_game.hpp"
+#include "problems/common/memory_check.hpp"
 #include "problems/common/parallel_build.hpp"
 #include "problems/common/random_spectrum.hpp"
 
@@ -55,6 +56,10 @@ class QuadraticGame : public AffineGame {
       throw UserError("problem quadratic-game: mu_min = " + format_real(p.mu_min) +
                       " must be below mu_max = " + format_real(p.mu_max));
     const Index d = p.dim;
+    // Per component a 2d x 2d matrix and a 2d vector (and per client their means).
+    check_fits("problem quadratic-game", "clients x samples x (4 dim^2 + 2 dim) = " + std::to_string(p.clients) +
+                   " x " + std::to_string(p.samples) + " x " + std::to_string(4 * d * d + 2 * d) + " numbers",
+               static_cast<double>(p.clients) * (static_cast<double>(p.samples) + 1) * static_cast<double>(4 * d * d + 2 * d));
     std::vector<std::vector<Component>> clients(p.clients);
     build_in_parallel(p.clients, [&](int i) {
       Stream shift_stream(static_cast<std::uint64_t>(p.instance_seed), "quadratic-game-shift", i);

@@ -35,4 +35,11 @@ if [ "$(cat "$scratch/keep.h5")" != "precious" ]; then echo "FAIL: output file w
 expect_fail 2 "fedbench: cannot open $scratch/missing.h5: no such file" "$fedbench" show "$scratch/missing.h5"
 expect_fail 2 "fedbench: solver adafbio: AdaFBiO finishes each synchronisation in the next round on every client; use --participation full" \
   "$fedbench" run --problem bilevel-quadratic --solver adafbio --participation uniform:2 --rounds 3
+# Sizes that cannot be had are refused at once with one line, not attempted.
+expect_fail_like 2 "^fedbench: --threads 100000 is more than 1024 threads per run; use at most the machine's cores \([0-9]+ here\)$" \
+  "$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 2 --threads 100000
+expect_fail_like 2 "^fedbench: problem quadratic-game: clients x samples x \(4 dim\^2 \+ 2 dim\) = 1000000000 x 100 x 1640 numbers need [0-9.e+]+ bytes of memory, this machine has [0-9.e+]+; use smaller sizes$" \
+  "$fedbench" run --problem quadratic-game -p clients=1000000000 --solver gda -s step_size=0.1 --rounds 2
+expect_fail 2 "fedbench: problem quadratic-game: clients = '3000000000' is out of range (at most 2147483647)" \
+  "$fedbench" run --problem quadratic-game -p clients=3000000000 --solver gda -s step_size=0.1 --rounds 2
 finish

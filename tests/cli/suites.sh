@@ -72,7 +72,7 @@ fi
 s=$here/suites
 expect_fail 2 "fedbench: $s/bad_unknown_key.yaml:7: unknown key 'parms' in solver entry; valid: name, params, participation (did you mean 'params'?)" \
   "$fedbench" run $s/bad_unknown_key.yaml --results "$scratch/bad"
-expect_fail 2 "fedbench: $s/bad_type.yaml:2: rounds = 'ten' is not a whole number >= 0" \
+expect_fail 2 "fedbench: $s/bad_type.yaml:2: rounds = 'ten' is not a whole number from 0 to 9e18" \
   "$fedbench" run $s/bad_type.yaml --results "$scratch/bad"
 expect_fail 2 "fedbench: $s/bad_empty_grid.yaml:7: solver gda step_size: empty grid" \
   "$fedbench" plan $s/bad_empty_grid.yaml --results "$scratch/bad"

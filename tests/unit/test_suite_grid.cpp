@@ -102,3 +102,31 @@ TEST_CASE("suite: without an eval key, expensive problems are evaluated at log-s
                          "solvers:\n  - name: fedbioacc\n";
   CHECK(load_suite(path).runs.front().request.eval.to_text() == "every:2");
 }
+
+TEST_CASE("grid: expansions past the caps are refused before they are built, naming their size") {
+  for (const char* text : {"logspace(0, 1, 1e9)", "linspace(0, 1, 3e9)", "range(0, 1e18)"})
+    CHECK_THROWS_WITH_AS(expand_text(text, "solver gda step_size"),
+                         doctest::Contains("a grid expression may have at most 100000"), UserError);
+  const std::string path = "/tmp/fedbench-suite-caps.yaml";
+  std::ofstream(path) << "rounds: 10\nseeds: range(0, 1e18)\nproblems:\n  - name: quadratic-game\n"
+                         "solvers:\n  - name: gda\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("at most 100000"), UserError);
+  // Four crossed grids of 100 values: 10^8 points, refused before the product is built.
+  std::ofstream(path) << "rounds: 10\nproblems:\n  - name: quadratic-game\n"
+                         "    params: {mu_min: \"linspace(0.001, 0.009, 100)\", mu_max: \"linspace(1, 2, 100)\","
+                         " b_max: \"linspace(0, 1, 100)\", heterogeneity: \"linspace(0, 1, 100)\"}\n"
+                         "solvers:\n  - name: gda\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("cross to 1e+08 points"), UserError);
+  // Seeds times points: 1000 x 1000 runs.
+  std::ofstream(path) << "rounds: 10\nseeds: range(0, 1001)\nproblems:\n  - name: quadratic-game\n"
+                         "solvers:\n  - name: gda\n    params: {step_size: \"logspace(-3, 0, 1000)\"}\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("the suite expands to 1001000 runs; a suite may have at most 1000000"), UserError);
+  // Unknown keys are named before any grid is crossed.
+  std::string many = "rounds: 10\nproblems:\n  - name: quadratic-game\nsolvers:\n  - name: gda\n    params: {";
+  for (int k = 0; k < 10; ++k) many += (k ? ", " : "") + std::string("bogus") + std::to_string(k) + ": \"range(0, 10)\"";
+  std::ofstream(path) << many << "}\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("unknown parameter 'bogus0'"), UserError);
+  std::ofstream(path) << "rounds: 1e19\nproblems:\n  - name: quadratic-game\nsolvers:\n  - name: gda\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("rounds = '1e19' is not a whole number from 0 to 9e18"),
+                       UserError);
+}
