@@ -25,12 +25,22 @@ struct GzCloser {
   throw UserError(path + ":" + std::to_string(line) + ": " + what);
 }
 
-// Built by appending: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...) chains.
+// The offending token, at most 40 bytes of it, with bytes that are not printable ASCII
+// written as \xNN. Built by appending: GCC 12 warns falsely (-Wrestrict) on "'" +
+// std::string(...) chains.
 std::string quoted(std::string_view text) {
   std::string out;
-  out.reserve(text.size() + 2);
   out += '\'';
-  out.append(text.substr(0, 40));
+  for (unsigned char c : text.substr(0, 40)) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
   if (text.size() > 40) out += "...";
   out += '\'';
   return out;
@@ -60,6 +70,10 @@ struct Parser {
   }
 
   void line(std::string_view rest) {
+    // A NUL would split tokens where the text shows none: name it, with its column.
+    if (const auto nul = rest.find('\0'); nul != std::string_view::npos)
+      fail_at(path, line_no, "byte 0x00 (NUL) at column " + std::to_string(nul + 1) +
+                                 "; a LIBSVM file is text");
     auto next_token = [&rest]() {
       while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
       std::size_t end = 0;
@@ -81,15 +95,19 @@ struct Parser {
       if (index <= last)
         fail_at(path, line_no, "feature index " + std::to_string(index) +
                                    " is not above the previous one (indices are 1-based, increasing)");
-      if (index > std::numeric_limits<std::int32_t>::max())
-        fail_at(path, line_no, "feature index " + std::to_string(index) + " is too large");
+      if (index > kMaxFeatureIndex)
+        fail_at(path, line_no, "feature index " + std::to_string(index) + " is past the limit of " +
+                                   std::to_string(kMaxFeatureIndex) + " features");
       last = index;
       data.X.col.push_back(static_cast<std::int32_t>(index - 1));
       data.X.val.push_back(value);
     }
     if (data.X.val.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       fail_at(path, line_no, "more than 2^31 nonzeros; split the file");
-    data.max_index = std::max(data.max_index, static_cast<int>(last));
+    if (last > data.max_index) {
+      data.max_index = static_cast<int>(last);
+      data.max_index_line = line_no;
+    }
     data.X.row_start.push_back(static_cast<std::int32_t>(data.X.val.size()));
     ++data.X.rows;
   }
@@ -113,28 +131,30 @@ LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEnc
   LibsvmData data;
   data.path = path;
   Parser parser{path, encoding, data};
-  std::string line;
-  char buffer[1 << 16];
+  auto take_line = [&](std::string_view line) {
+    ++parser.line_no;
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank line
+    parser.line(line);
+  };
+  // Blocks split at '\n' by hand (not gzgets): a NUL byte inside a line stays visible.
+  std::string pending;
+  std::vector<char> buffer(1 << 16);
   for (;;) {
-    line.clear();
-    bool got = false;
-    // gzgets returns at most sizeof(buffer)-1 chars; keep reading until the newline.
-    while (gzgets(file.get(), buffer, sizeof buffer)) {
-      got = true;
-      line += buffer;
-      if (line.back() == '\n') break;
-    }
+    const int n = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
     int err = 0;
     const char* msg = gzerror(file.get(), &err);
-    if (err != Z_OK && err != Z_STREAM_END)
+    if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
       fail_at(path, parser.line_no + 1, std::string("cannot read: ") + msg +
                                             " (truncated or corrupt .gz?)");
-    if (!got) break;
-    ++parser.line_no;
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank line
-    parser.line(line);
+    if (n == 0) break;
+    pending.append(buffer.data(), static_cast<std::size_t>(n));
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+      take_line(std::string_view(pending).substr(start, end - start));
+    pending.erase(0, start);
   }
+  if (!pending.empty()) take_line(pending);  // a last line without '\n'
   if (data.X.rows == 0) throw UserError(path + ": no data rows (is this a LIBSVM file?)");
   if (num_features > 0 && num_features < data.max_index)
     throw UserError(path + ": has feature index " + std::to_string(data.max_index) +

@@ -42,11 +42,16 @@ struct LibsvmData {
   std::vector<double> labels;  //!< mapped through the encoding when one was given
   CsrMatrix X;
   int max_index = 0;  //!< largest 1-based index present in the file
+  long max_index_line = 0;  //!< the line it is on (for messages about the dimension)
 
   Index num_rows() const { return X.rows; }
   //! Dense rows x num_features matrix (num_features >= max_index, or an error naming the fix).
   Mat dense(int num_features) const;
 };
+
+//! The largest feature index a file may use (the data stays sparse below it; problems that
+//! need dense rows check their own, smaller, limits).
+inline constexpr long kMaxFeatureIndex = 1L << 28;
 
 //! Reads the whole file with `num_features` columns (0: the largest index present) and maps
 //! labels through `encoding` (empty: kept as read). Throws UserError "PATH:LINE: ...".

@@ -41,6 +41,7 @@
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/instance_rows.hpp"
+#include "problems/common/memory_check.hpp"
 
 namespace fedbench::problems {
 
@@ -305,6 +306,16 @@ class RobustLeastSquares : public MinimaxProblem {
 
   void load(const datasets::LibsvmData& data, const Params& p) {
     const int s = p.features == 0 ? data.max_index : p.features;
+    // x has one entry per feature and the rows are kept dense (the operator's constants come
+    // from an SVD): a huge index would make a huge dense problem, so it is refused.
+    constexpr int kMaxFeatures = 100000;
+    if (s > kMaxFeatures)
+      throw UserError(data.path + ":" + std::to_string(data.max_index_line) + ": feature index " +
+                      std::to_string(data.max_index) + " gives robust-least-squares " + std::to_string(s) +
+                      " features (x has one entry per feature, rows are dense); it takes at most " +
+                      std::to_string(kMaxFeatures));
+    check_fits("problem robust-least-squares", "rows x features = " + std::to_string(data.num_rows()) + " x " +
+                   std::to_string(s) + " numbers", static_cast<double>(data.num_rows()) * s);
     const Mat X = data.dense(s);
     const Index r = p.rows == 0 ? data.num_rows() : std::min<Index>(p.rows, data.num_rows());
     A_ = X.topRows(r);

@@ -42,4 +42,11 @@ expect_fail_like 2 "^fedbench: problem quadratic-game: clients x samples x \(4 d
   "$fedbench" run --problem quadratic-game -p clients=1000000000 --solver gda -s step_size=0.1 --rounds 2
 expect_fail 2 "fedbench: problem quadratic-game: clients = '3000000000' is out of range (at most 2147483647)" \
   "$fedbench" run --problem quadratic-game -p clients=3000000000 --solver gda -s step_size=0.1 --rounds 2
+# A user's LIBSVM file with one huge feature index: refused at once with the line, not densified.
+printf '1 10000000:1\n-1 1:1\n' > "$scratch/wide.libsvm"
+expect_fail 2 "fedbench: $scratch/wide.libsvm:1: feature index 10000000 gives robust-least-squares 10000000 features (x has one entry per feature, rows are dense); it takes at most 100000" \
+  "$fedbench" run --problem robust-least-squares -p source=libsvm -p "path=$scratch/wide.libsvm" --solver gda -s step_size=0.1 --rounds 2
+printf '1 2147483647:1' > "$scratch/huge.libsvm"
+expect_fail 2 "fedbench: $scratch/huge.libsvm:1: feature index 2147483647 is past the limit of 268435456 features" \
+  "$fedbench" run --problem robust-least-squares -p source=libsvm -p "path=$scratch/huge.libsvm" --solver gda -s step_size=0.1 --rounds 2
 finish

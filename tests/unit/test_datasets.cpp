@@ -102,10 +102,13 @@ TEST_CASE("libsvm: corrupted inputs give one clean error each") {
   };
   expect("", ": no data rows (is this a LIBSVM file?)");
   expect("1 1:nan\n", ":1: '1:nan' is not of the form index:value");
-  expect("1 99999999999:1\n", ":1: feature index 99999999999 is too large");
-  expect("1 3000000000:1\n", ":1: feature index 3000000000 is too large");
+  expect("1 99999999999:1\n", ":1: feature index 99999999999 is past the limit of 268435456 features");
+  expect("1 3000000000:1\n", ":1: feature index 3000000000 is past the limit of 268435456 features");
+  expect("1 2147483647:1", ":1: feature index 2147483647 is past the limit of 268435456 features");
+  expect(std::string("1 1:0.5\0 2:7\n-1 1:1\n", 20), ":1: byte 0x00 (NUL) at column 8; a LIBSVM file is text");
+  expect("1 1:\x01x\n", ":1: '1:\\x01x' is not of the form index:value");
   expect("1 0:1\n", ":1: feature index 0 is not above the previous one (indices are 1-based, increasing)");
-  expect(std::string("1 1:1\n1 2:\0\n", 12), ":2: '2:' is not of the form index:value");
+  expect(std::string("1 1:1\n1 2:\0\n", 12), ":2: byte 0x00 (NUL) at column 5; a LIBSVM file is text");
   std::ofstream(path) << "-1 1:1\n1 1:2\n";
   CHECK_THROWS_WITH(read_libsvm(path, 0, {{-1, 2}, {-1, 1}}),
                     (path + ":2: label '1' is not one of the dataset's labels (-1 -> -1, 2 -> 1)").c_str());
