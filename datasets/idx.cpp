@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -40,8 +41,18 @@ IdxArray read_idx(const std::string& path) {
     total *= size;
     if (total > (std::uint64_t(1) << 31)) throw UserError(path + ": IDX sizes are implausible (over 2 GB)");
   }
-  a.data.resize(total);
-  if (total > 0) read_exact(a.data.data(), total, "data");
+  // Read in blocks, growing with the data actually there: a header that announces more than
+  // the file holds costs no allocation of its claim (and its error says both sizes).
+  constexpr std::size_t kBlock = 1 << 20;
+  while (a.data.size() < total) {
+    const std::size_t before = a.data.size(), want = std::min<std::uint64_t>(kBlock, total - before);
+    a.data.resize(before + want);
+    const int got = gzread(f.get(), a.data.data() + before, static_cast<unsigned>(want));
+    if (got < 0 || static_cast<std::size_t>(got) != want)
+      throw UserError(path + ": the header announces " + std::to_string(total) +
+                      " bytes of data but the file holds " + std::to_string(before + (got < 0 ? 0 : got)) +
+                      " (truncated or not an IDX file)");
+  }
   return a;
 }
 
