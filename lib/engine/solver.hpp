@@ -80,7 +80,10 @@ struct SolverRegistrar {
   static_assert(check_solver_contract<S>());
 
   SolverRegistrar(const char* name, const char* summary, const char* citation) {
-    auto [e, schema] = describe_entry<SolverRunner, S>("solver", name, summary, citation);
+    // Not a structured binding: lambdas cannot capture one under clang 14.
+    auto described = describe_entry<SolverRunner, S>("solver", name, summary, citation);
+    RegistryEntry<SolverRunner>& e = described.first;
+    const Schema<typename S::Params> schema = described.second;
     e.family = kind_name(solver_problem_kind<S>());
     e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
       Schema<typename S::Params> own = schema;

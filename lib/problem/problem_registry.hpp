@@ -47,7 +47,10 @@ struct ProblemRegistrar {
   static_assert(check_problem_contract<P>());
 
   ProblemRegistrar(const char* name, const char* summary, const char* citation) {
-    auto [e, schema] = describe_entry<Problem, P>("problem", name, summary, citation);
+    // Not a structured binding: lambdas cannot capture one under clang 14.
+    auto described = describe_entry<Problem, P>("problem", name, summary, citation);
+    RegistryEntry<Problem>& e = described.first;
+    const Schema<typename P::Params> schema = described.second;
     e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";
     if constexpr (requires { P::kExpensiveMetrics; }) e.expensive_metrics = P::kExpensiveMetrics;
     else e.expensive_metrics = std::is_base_of_v<BilevelProblem, P>;

@@ -72,7 +72,9 @@ std::vector<std::vector<Index>> sample_sets(Index n) { return {{}, {0}, {n - 1, 
 }  // namespace
 
 TEST_CASE("bilevel data problems: grad_x and grad_y of both levels equal differences of the values") {
-  for (const auto& [name, params] : kCases) {
+  for (const auto& entry : kCases) {
+    const std::string& name = entry.name;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const ParamMap& params = entry.params;
     CAPTURE(name);
     CAPTURE(params.at("dataset"));
     const auto p = testing::bilevel_problem(name, params);
@@ -105,7 +107,9 @@ TEST_CASE("bilevel data problems: grad_x and grad_y of both levels equal differe
 // u (its definition), and, by symmetry of mixed partials, as the derivative of grad_x g along
 // the y-direction v (one difference checks the whole vector).
 TEST_CASE("bilevel data problems: hvp and jvp equal differences of the first-order oracles") {
-  for (const auto& [name, params] : kCases) {
+  for (const auto& entry : kCases) {
+    const std::string& name = entry.name;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const ParamMap& params = entry.params;
     CAPTURE(name);
     CAPTURE(params.at("dataset"));
     const auto p = testing::bilevel_problem(name, params);
@@ -142,7 +146,9 @@ TEST_CASE("bilevel data problems: hvp and jvp equal differences of the first-ord
 }
 
 TEST_CASE("bilevel data problems: the exact hypergradient equals differences of F(x) = f(x, y*(x))") {
-  for (const auto& [name, params] : kCases) {
+  for (const auto& entry : kCases) {
+    const std::string& name = entry.name;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const ParamMap& params = entry.params;
     CAPTURE(name);
     CAPTURE(params.at("dataset"));
     const auto p = testing::bilevel_problem(name, params);
@@ -316,7 +322,9 @@ TEST_CASE("bilevel hyper-logreg: the dense lower Hessian equals the averaged Hes
 }
 
 TEST_CASE("bilevel data problems: the fused lower value and gradient equal the two oracles bit for bit") {
-  for (const auto& [name, params] : kCases) {
+  for (const auto& entry : kCases) {
+    const std::string& name = entry.name;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const ParamMap& params = entry.params;
     CAPTURE(name);
     const auto p = testing::bilevel_problem(name, params);
     Stream rng(12, "test-fused");

@@ -216,8 +216,10 @@ TEST_CASE("bilevel: with one client FedNest, LFedNest and FedMBO (exact oracles)
   ParamMap nest = kNestSteps, mbo{{"theta", "0.2"}, {"neumann_terms", "20"}, {"gamma_x", "0.1"}, {"gamma_y", "0.1"}};
   nest["batch_size"] = mbo["batch_size"] = "0";
   std::vector<double> ends;
-  for (const auto& [name, params] : std::vector<std::pair<std::string, ParamMap>>{
+  for (const auto& entry : std::vector<std::pair<std::string, ParamMap>>{
            {"fednest", nest}, {"lfednest", nest}, {"fedmbo", mbo}}) {
+    const auto& name = entry.first;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const auto& params = entry.second;
     CAPTURE(name);
     RunSpec spec{name, params, 2000};
     spec.eval_every = 2000;

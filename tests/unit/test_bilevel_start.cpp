@@ -14,7 +14,9 @@ TEST_CASE("bilevel: x0 sets every entry of the starting x, y starts at 0") {
       {"hyper-logreg", {{"dataset", "mushrooms"}, {"x0", "0.5"}}},
       {"data-hypercleaning", {{"rows", "400"}, {"x0", "0.5"}}},
   };
-  for (const auto& [name, params] : problems) {
+  for (const auto& entry : problems) {
+    const auto& name = entry.first;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const auto& params = entry.second;
     CAPTURE(name);
     const auto p = testing::bilevel_problem(name, params);
     const Vec z0 = p->initial_point();

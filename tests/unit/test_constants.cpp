@@ -83,8 +83,9 @@ TEST_CASE("constants: theory presets read what some problem publishes, as the ta
   }
   REQUIRE_FALSE(read.empty());
 
-  for (const auto& [solver, constants] : read)
-    for (Constant c : constants) {
+  for (const auto& entry : read)  // not a structured binding: INFO is a lambda (clang 14)
+    for (Constant c : entry.second) {
+      const auto& solver = entry.first;
       INFO("solver " << solver << " reads " << constant_name(c));
       bool published = false;
       for (const auto& problem : problems) published = published || problem->constants().has(c);

@@ -30,7 +30,9 @@ TEST_CASE("nonlinear problems: oracles equal finite differences of the value") {
       {"nc-sc-quadratic", {{"clients", "3"}, {"dim", "3"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "4,3"}, {"pixels", "raw"}}},
       {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"rows", "100"}}}};
-  for (const auto& [name, params] : cases) {
+  for (const auto& entry : cases) {
+    const auto& name = entry.first;  // not a structured binding: CAPTURE is a lambda (clang 14)
+    const auto& params = entry.second;
     CAPTURE(name);
     const auto p = fedbench::testing::make_minimax(name, params);
     Stream rng(9, "test");
@@ -121,11 +123,13 @@ TEST_CASE("every registered problem runs every solver, local-sgda and proxskip-v
     CAPTURE(name);
     REQUIRE(small.count(name));  // a new problem must be added here
     auto p = testing::problem(name, small.at(name));
-    for (const auto& [solver, params] : std::vector<std::pair<std::string, ParamMap>>{
+    for (const auto& solver_entry : std::vector<std::pair<std::string, ParamMap>>{
              {"local-sgda", {{"step_size", "0.01"}, {"schedule", "constant"}, {"local_steps", "3"}}},
              {"proxskip-vip-fl", {{"step_size", "0.01"}, {"comm_prob", "0.3"}, {"batch_size", "1"}}}}) {
+      const auto& solver = solver_entry.first;  // not a structured binding: CAPTURE is a lambda (clang 14)
+      const auto& solver_params = solver_entry.second;
       CAPTURE(solver);
-      const auto t = testing::run(p, name, small.at(name), {solver, params, 30});
+      const auto t = testing::run(p, name, small.at(name), {solver, solver_params, 30});
       CHECK(t.summary.status() == "ok");
       for (double v : t.rows.back().metrics) CHECK(std::isfinite(v));
       const auto first = t.rows.front().metrics, last = t.rows.back().metrics;
