@@ -114,7 +114,8 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--target", o->target, "stop when METRIC<=VALUE, e.g. rel_error<=1e-12");
   sub->add_option("--max-samples", o->max_samples, "stop after this many sample gradients");
   sub->add_option("--max-bytes", o->max_bytes, "stop after this many bytes up + down");
-  sub->add_option("--time-limit", o->time_limit, "stop after this many seconds of solver time");
+  sub->add_option("--time-limit", o->time_limit,
+                  "stop after this many seconds of the run's wall clock (rounds and evaluations)");
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
   sub->add_option("--threads", o->threads,

@@ -136,9 +136,12 @@ bool RunMonitor::after_round(std::int64_t round, const Vec& model, const OracleC
     reason = StopReason::comm_budget;
     message = std::to_string(comm.bytes_up + comm.bytes_down) + " bytes sent (budget " +
               std::to_string(*b.max_bytes) + ")";
-  } else if (b.time_limit && wall_time >= *b.time_limit) {
+  } else if (b.time_limit && wall_time + eval_time_ >= *b.time_limit) {
+    // Wall clock of the run: its rounds and its evaluations (an exact metric can cost more
+    // than many rounds).
     reason = StopReason::time_limit;
-    message = format_real(wall_time) + " s of solver time (limit " + format_real(*b.time_limit) + ")";
+    message = format_real(wall_time + eval_time_) + " s of solver work and evaluation (limit " +
+              format_real(*b.time_limit) + ")";
   } else {
     return false;
   }

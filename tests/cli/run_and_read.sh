@@ -27,6 +27,22 @@ expect_ok "status: diverged" "$fedbench" run --problem quadratic-game --solver g
   --rounds 300 -o "$scratch/div.h5" "${small[@]}"
 expect_ok "diverged" "$fedbench" show "$scratch/div.h5"
 
+# --time-limit bounds the run's wall clock, evaluations included: with an exact bilevel
+# evaluation every round (tens of ms each), 10^6 rounds stop at the limit long before their end.
+"$fedbench" run --problem hyper-logreg -p dataset=a9a --solver fedbioacc --rounds 1000000 --eval-every 1 \
+  --time-limit 1 -q -o "$scratch/limit.h5" > /dev/null 2>&1
+expect_ok "stop_reason: time_limit" "$python" - "$scratch/limit.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    spent = f["trajectory/wall_time"][-1] + f["trajectory/eval_time"][-1]
+    rounds = int(f["trajectory/round"][-1])
+    reason = f.attrs["stop_reason"]
+    reason = reason.decode() if isinstance(reason, bytes) else reason
+    # stopped within one round and one evaluation of the limit
+    ok = reason == "time_limit" and rounds < 1000000 and spent < 1 + 2
+    print(f"stop_reason: {reason}" if ok else f"bad: {reason}, {rounds} rounds, {spent} s")
+PY
+
 expect_ok "proxskip-vip-fl" "$fedbench" list solvers
 expect_ok "dim +int +20" "$fedbench" list problems
 expect_ok "comm_prob +real +theory" "$fedbench" describe proxskip-gda-fl
