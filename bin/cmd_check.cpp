@@ -18,7 +18,7 @@ std::function<int()> add_check(CLI::App& app) {
   struct Options {
     std::string suite, reference, results;
     std::vector<std::string> tolerances;
-    bool update = false, quiet = false;
+    bool update = false, prune = false, quiet = false;
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -28,6 +28,8 @@ std::function<int()> add_check(CLI::App& app) {
                   "METRIC=BAND: compare METRIC within BAND decades (log10) instead of exactly; "
                   "METRIC * for every metric");
   sub->add_flag("--update", o->update, "rewrite the references from this run");
+  sub->add_flag("--prune", o->prune,
+                "with --update: also delete reference runs the suite does not have (renamed or removed runs)");
   sub->add_option("--results", o->results, "keep the fresh runs here (default: a temporary dir)");
   sub->add_option("--jobs", o->jobs, "runs in parallel (default: all cores)");
   sub->add_flag("-q,--quiet", o->quiet, "no progress line");
@@ -50,6 +52,16 @@ std::function<int()> add_check(CLI::App& app) {
     if (!o->update && !fs::is_directory(o->reference))
       throw UserError("reference directory " + o->reference +
                       " does not exist; create it with --update");
+    if (o->prune && !o->update) throw UserError("--prune goes with --update");
+    // Files the suite never wrote are left alone unless the user says to delete them: the
+    // directory may hold another suite's references.
+    if (o->update && !o->prune)
+      if (const auto foreign = suite::foreign_references(s, o->reference); !foreign.empty())
+        throw UserError(o->reference + " holds " + std::to_string(foreign.size()) +
+                        (foreign.size() == 1 ? " run file" : " run files") + " that " + o->suite +
+                        " does not have (e.g. " +
+                        fs::path(foreign.front()).filename().string() +
+                        "); add --prune to delete them, or update another directory");
     suite::SuiteOptions options;
     options.jobs = o->jobs;
     options.force = true;  // a check always recomputes
@@ -58,7 +70,7 @@ std::function<int()> add_check(CLI::App& app) {
     int code = 0;
     if (suite::world().rank() == 0) {
       if (o->update) {
-        const int n = suite::update_references(s, fresh, o->reference);
+        const int n = suite::update_references(s, fresh, o->reference, o->prune);
         std::cout << "updated " << n << " references in " << o->reference << "\n";
       } else {
         const auto totals = suite::check_against_reference(s, fresh, o->reference, tolerances,

@@ -114,8 +114,19 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
   return totals;
 }
 
+std::vector<std::string> foreign_references(const Suite& suite, const std::string& reference_dir) {
+  if (!fs::is_directory(reference_dir)) return {};
+  const ResultsStore reference(reference_dir);
+  std::set<std::string> wanted;
+  for (const auto& run : suite.runs) wanted.insert(reference.run_file(run.id));
+  std::vector<std::string> foreign;
+  for (const auto& file : reference.finished_files())
+    if (!wanted.count(file)) foreign.push_back(file);
+  return foreign;
+}
+
 int update_references(const Suite& suite, const std::string& fresh_dir,
-                      const std::string& reference_dir) {
+                      const std::string& reference_dir, bool prune) {
   const ResultsStore fresh(fresh_dir), reference(reference_dir);
   reference.ensure_exists();
   int n = 0;
@@ -125,11 +136,8 @@ int update_references(const Suite& suite, const std::string& fresh_dir,
     fs::rename(tmp, target);
     ++n;
   }
-  // References of runs the suite no longer has (renamed parameters, removed solvers) go.
-  std::set<std::string> wanted;
-  for (const auto& run : suite.runs) wanted.insert(reference.run_file(run.id));
-  for (const auto& file : reference.finished_files())
-    if (!wanted.count(file)) fs::remove(file);
+  if (prune)
+    for (const auto& file : foreign_references(suite, reference_dir)) fs::remove(file);
   reference.write_manifest();
   return n;
 }

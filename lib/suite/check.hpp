@@ -33,9 +33,13 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
                                     const std::string& reference_dir, const Tolerances& tolerances,
                                     std::ostream& out);
 
-//! Replaces the references of the suite's runs by the fresh files (each copy atomic) and
-//! removes references of runs the suite no longer contains.
+//! Run files in `reference_dir` that are not runs of `suite` (renamed parameters, removed
+//! solvers, or another suite's references).
+std::vector<std::string> foreign_references(const Suite& suite, const std::string& reference_dir);
+
+//! Replaces the references of the suite's runs by the fresh files (each copy atomic); with
+//! `prune`, also removes the foreign references (only then: they may be another suite's).
 int update_references(const Suite& suite, const std::string& fresh_dir,
-                      const std::string& reference_dir);
+                      const std::string& reference_dir, bool prune);
 
 }  // namespace fedbench::suite

@@ -37,6 +37,21 @@ expect_fail 2 "fedbench: tolerance 'rel_error' is not of the form METRIC=BAND (B
 expect_fail 2 "fedbench: reference directory $scratch/none does not exist; create it with --update" \
   "$fedbench" check $smoke --reference "$scratch/none"
 
+# --update leaves files the suite never wrote alone unless told to delete them.
+cp -r results/reference/smoke "$scratch/ref-update"
+cp "$scratch/ref-update/runs/$victim" "$scratch/ref-update/runs/0000000000000000.h5"
+expect_fail 2 "fedbench: $scratch/ref-update holds 1 run file that $smoke does not have (e.g. 0000000000000000.h5); add --prune to delete them, or update another directory" \
+  "$fedbench" check $smoke --reference "$scratch/ref-update" --update -q
+checks=$((checks + 1))
+if [ ! -f "$scratch/ref-update/runs/0000000000000000.h5" ]; then
+  echo "FAIL: a refused --update deleted a file"; failures=$((failures + 1))
+fi
+expect_ok "^updated 20 references" "$fedbench" check $smoke --reference "$scratch/ref-update" --update --prune -q
+checks=$((checks + 1))
+if [ -f "$scratch/ref-update/runs/0000000000000000.h5" ]; then
+  echo "FAIL: --prune kept a foreign reference"; failures=$((failures + 1))
+fi
+
 # A reference written by a build of another instruction set is refused, not compared.
 cp -r results/reference/smoke "$scratch/ref-isa"
 "$python" - "$scratch/ref-isa/runs/$victim" <<'PY'
