@@ -7,8 +7,8 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cmath>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,7 +20,7 @@
 #include "engine/message.hpp"
 #include "engine/run_config.hpp"
 #include "engine/solver_contract.hpp"
-#include "engine/thread_pool.hpp"
+#include "core/thread_pool.hpp"
 #include "engine/trajectory.hpp"
 
 namespace fedbench {
@@ -86,6 +86,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   std::vector<int> group_start;  // sampled positions where a new client id begins
   group_start.reserve(uploads.size() + 1);
   std::vector<OracleCounts> counted_before;  // per group: its client's counts before the phase
+  counted_before.reserve(uploads.size());
   typename S::Down down{};
   ClientSampler sampler(config.participation, num_clients, config.seed);
   ThreadPool pool(threads);

@@ -1,10 +1,9 @@
 #include "problem/bilevel_problem.hpp"
 
 #include <Eigen/Cholesky>
-#include <optional>
-
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 
@@ -141,13 +140,17 @@ Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
   return w;
 }
 
+std::optional<Eigen::LLT<Mat>> BilevelProblem::factor_lower_hessian(const Vec& z) const {
+  Mat hessian;
+  if (!lower_hessian(z, hessian)) return std::nullopt;
+  Eigen::LLT<Mat> factor(hessian);
+  if (factor.info() != Eigen::Success) return std::nullopt;
+  return factor;
+}
+
 Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual,
                                         const Vec* start) const {
-  Mat hessian;
-  if (lower_hessian(z, hessian)) {
-    Eigen::LLT<Mat> factor(hessian);
-    if (factor.info() == Eigen::Success) return factor.solve(rhs);
-  }
+  if (const auto factor = factor_lower_hessian(z)) return factor->solve(rhs);
   // Conjugate gradients on the SPD Hessian of the averaged lower level. The stopping test is
   // on the system's own residual, so a warm start changes the work, not the accuracy asked for.
   const bool warm = start && start->size() == dim_y() && start->allFinite();
@@ -235,16 +238,11 @@ Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   Vec grad(dim_y()), trial_grad(dim_y());
   double value = global_lower_value_and_grad_y(z, grad);
   const double scale = 1.0 + grad.norm();
-  Mat hessian;
   std::optional<Eigen::LLT<Mat>> factor;
   bool renew = true;
   for (int it = 0; it < 100 && grad.norm() > 1e-14 * scale; ++it) {
     if (renew) {
-      factor.reset();
-      if (lower_hessian(z, hessian)) {
-        factor.emplace(hessian);
-        if (factor->info() != Eigen::Success) factor.reset();
-      }
+      factor = factor_lower_hessian(z);
       renew = false;
     }
     const double forcing = std::max(1e-13, std::min(0.1, grad.norm() / scale));

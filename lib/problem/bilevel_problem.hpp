@@ -18,7 +18,9 @@
 // with the linear solve by conjugate gradients; metrics follow from them (our choice: the
 // papers plot losses and accuracies only).
 #pragma once
+#include <Eigen/Cholesky>
 #include <mutex>
+#include <optional>
 
 #include "problem/problem.hpp"
 
@@ -129,6 +131,8 @@ class BilevelProblem : public Problem {
 
   Vec solve_lower(const Vec& x, const Vec& y_start) const;
   double lower_grad_norm(const Vec& x, const Vec& y) const;
+  //! Cholesky factor of lower_hessian(z); none when the problem builds no dense Hessian.
+  std::optional<Eigen::LLT<Mat>> factor_lower_hessian(const Vec& z) const;
 
   std::vector<Index> upper_samples_;
   // The last solve, by its inputs: a run's final iterate asks again for the y*(x) that its

@@ -35,24 +35,25 @@ void Constants::later(std::vector<Constant> names, std::function<void(Constants&
   deferred_.push_back(std::move(group));
 }
 
-void Constants::compute_group_of(const std::string& name) const {
-  for (auto& group : deferred_) {
-    if (group.done || std::find(group.names.begin(), group.names.end(), name) == group.names.end())
-      continue;
-    Constants computed;
-    group.fill(computed);
-    group.done = true;
-    for (const auto& [key, value] : computed.values_) {
-      values_[key] = value;
-      docs_[key] = computed.docs_.at(key);
-    }
+void Constants::compute(Deferred& group) const {
+  if (group.done) return;
+  Constants computed;
+  group.fill(computed);
+  group.done = true;
+  for (const auto& [key, value] : computed.values_) {
+    values_[key] = value;
+    docs_[key] = computed.docs_.at(key);
   }
+}
+
+void Constants::compute_group_of(const std::string& name) const {
+  for (auto& group : deferred_)
+    if (std::find(group.names.begin(), group.names.end(), name) != group.names.end()) compute(group);
 }
 
 void Constants::compute_all() const {
   std::lock_guard lock(*mutex_);
-  for (const auto& group : deferred_)
-    if (!group.done) compute_group_of(group.names.front());
+  for (auto& group : deferred_) compute(group);
 }
 
 bool Constants::has(Constant c) const {

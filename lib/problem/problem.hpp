@@ -56,6 +56,7 @@ class Constants {
 
  private:
   struct Deferred;
+  void compute(Deferred& group) const;                    // caller holds the lock
   void compute_group_of(const std::string& name) const;  // caller holds the lock
   void compute_all() const;
   std::unique_ptr<std::mutex> mutex_;

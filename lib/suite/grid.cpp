@@ -36,6 +36,11 @@ bool parse_call(const std::string& text, const std::string& name, std::vector<do
   return true;
 }
 
+[[noreturn]] void too_many_values(const std::string& what, const std::string& text, double count) {
+  throw UserError(what + ": '" + text + "' has " + format_real(count) + " values; a grid expression may have at most " +
+                  std::to_string(static_cast<long long>(kMaxGridValues)));
+}
+
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
@@ -67,9 +72,7 @@ std::vector<std::string> expand_text(const std::string& text, const std::string&
     if (a.size() != 3 || a[2] < 1 || a[2] != std::floor(a[2]))
       throw UserError(what + ": '" + text + "' must be " + (log ? "logspace" : "linspace") +
                       "(start, stop, count) with a whole count >= 1");
-    if (a[2] > kMaxGridValues)
-      throw UserError(what + ": '" + text + "' has " + format_real(a[2]) + " values; a grid " +
-                      "expression may have at most " + std::to_string(static_cast<long long>(kMaxGridValues)));
+    if (a[2] > kMaxGridValues) too_many_values(what, text, a[2]);
     const int n = static_cast<int>(a[2]);
     for (int k = 0; k < n; ++k) {
       const double t = n == 1 ? a[0] : a[0] + (a[1] - a[0]) * k / (n - 1);
@@ -81,9 +84,9 @@ std::vector<std::string> expand_text(const std::string& text, const std::string&
     if (a.size() != 2 || a[0] != std::floor(a[0]) || a[1] != std::floor(a[1]) || a[1] <= a[0])
       throw UserError(what + ": '" + text + "' must be range(first, stop) with whole numbers, "
                                             "first < stop");
-    if (a[1] - a[0] > kMaxGridValues || std::abs(a[0]) > 9e15 || std::abs(a[1]) > 9e15)
-      throw UserError(what + ": '" + text + "' has " + format_real(a[1] - a[0]) + " values; a grid " +
-                      "expression may have at most " + std::to_string(static_cast<long long>(kMaxGridValues)));
+    if (a[1] - a[0] > kMaxGridValues) too_many_values(what, text, a[1] - a[0]);
+    if (std::abs(a[0]) > 9e15 || std::abs(a[1]) > 9e15)  // past the whole numbers a double holds
+      throw UserError(what + ": '" + text + "' has bounds beyond 9e15");
     for (auto v = static_cast<long long>(a[0]); v < static_cast<long long>(a[1]); ++v)
       out.push_back(std::to_string(v));
     return out;

@@ -129,25 +129,18 @@ const std::vector<ParamSpec>& problem_specs(const std::string& n) {
 void check_param_names(const YAML::Node& params, const std::string& file, const std::string& owner,
                        const std::vector<ParamSpec>& specs) {
   if (!params || !params.IsMap()) return;
-  auto known = [&](const std::string& key) {
-    return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+  auto check = [&](const YAML::Node& key) {
+    const std::string name = key.Scalar();
+    if (std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; })) return;
+    try {
+      detail::unknown_parameter(owner, name, specs);
+    } catch (const UserError& e) {
+      throw UserError(where(file, key) + e.what());
+    }
   };
   for (const auto& kv : params) {
-    const std::string key = kv.first.Scalar();
-    if (key == "zip" && kv.second.IsMap()) {
-      for (const auto& z : kv.second)
-        if (!known(z.first.Scalar())) try {
-            detail::unknown_parameter(owner, z.first.Scalar(), specs);
-          } catch (const UserError& e) {
-            throw UserError(where(file, z.first) + e.what());
-          }
-      continue;
-    }
-    if (!known(key)) try {
-        detail::unknown_parameter(owner, key, specs);
-      } catch (const UserError& e) {
-        throw UserError(where(file, kv.first) + e.what());
-      }
+    if (kv.first.Scalar() != "zip" || !kv.second.IsMap()) check(kv.first);
+    else for (const auto& z : kv.second) check(z.first);
   }
 }
 

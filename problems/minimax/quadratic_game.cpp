@@ -20,10 +20,10 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/text.hpp"
+#include "core/thread_pool.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/minimax/affine_game.hpp"
 #include "problems/common/memory_check.hpp"
-#include "problems/common/parallel_build.hpp"
 #include "problems/common/random_spectrum.hpp"
 
 namespace fedbench::problems {
@@ -61,7 +61,9 @@ class QuadraticGame : public AffineGame {
                    " x " + std::to_string(p.samples) + " x " + std::to_string(4 * d * d + 2 * d) + " numbers",
                static_cast<double>(p.clients) * (static_cast<double>(p.samples) + 1) * static_cast<double>(4 * d * d + 2 * d));
     std::vector<std::vector<Component>> clients(p.clients);
-    build_in_parallel(p.clients, [&](int i) {
+    // Every client on every core: each component draws from its own stream, so the instance
+    // does not depend on the thread count.
+    auto build_client = [&](int i) {
       Stream shift_stream(static_cast<std::uint64_t>(p.instance_seed), "quadratic-game-shift", i);
       Vec shift(2 * d);
       for (Index k = 0; k < 2 * d; ++k) shift(k) = p.heterogeneity * shift_stream.normal();
@@ -77,7 +79,8 @@ class QuadraticGame : public AffineGame {
         if (p.heterogeneity > 0) c.zeta += shift;
         clients[i].push_back(std::move(c));
       }
-    });
+    };
+    ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))).parallel_for(p.clients, build_client);
     set_components(d, d, std::move(clients));
   }
 

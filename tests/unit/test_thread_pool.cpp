@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/thread_pool.hpp"
+#include "core/thread_pool.hpp"
 
 using namespace fedbench;
 

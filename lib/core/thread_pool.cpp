@@ -1,4 +1,4 @@
-#include "engine/thread_pool.hpp"
+#include "core/thread_pool.hpp"
 
 #include <chrono>
 
@@ -66,10 +66,10 @@ void ThreadPool::work_on(std::uint32_t gen) {
 
 void ThreadPool::run(int n, Task task, void* ctx) {
   if (n <= 0) return;
-  if (workers_.empty() || n == 1 || work_estimate_ < kInlineBelow) {
+  if (workers_.empty() || n == 1 || (work_estimate_ >= 0 && work_estimate_ < kInlineBelow)) {
     const auto start = Clock::now();
     for (int i = 0; i < n; ++i) task(ctx, i);
-    work_estimate_ = 0.5 * (work_estimate_ + seconds_since(start));
+    update_estimate(seconds_since(start));
     ++inline_calls_;
     return;
   }
@@ -90,8 +90,12 @@ void ThreadPool::run(int n, Task task, void* ctx) {
   // Only workers that claimed an item are waited for; they are running it now.
   while (done_.load(std::memory_order_acquire) < n) cpu_relax();
   claim_.store(pack(gen, kClosed), std::memory_order_release);
-  work_estimate_ = 0.5 * (work_estimate_ + item_seconds_.load(std::memory_order_relaxed));
+  update_estimate(item_seconds_.load(std::memory_order_relaxed));
   if (error_) std::rethrow_exception(error_);
+}
+
+void ThreadPool::update_estimate(double seconds) {
+  work_estimate_ = work_estimate_ < 0 ? seconds : 0.5 * (work_estimate_ + seconds);
 }
 
 void ThreadPool::worker_loop() {

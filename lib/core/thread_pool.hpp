@@ -1,4 +1,4 @@
-// A fixed pool of worker threads for client work. parallel_for hands out indices through one
+// A fixed pool of worker threads (client work in the round loop; instance generation). parallel_for hands out indices through one
 // atomic claim counter and takes a plain function pointer, so a round dispatches without
 // touching the heap. Which thread runs which client does not matter for results: each client
 // writes only its own state and its own upload slot, and the server reduces in client-id order.
@@ -10,7 +10,8 @@
 // - the caller never waits for a worker that has not claimed an item: a worker that wakes late
 //   finds nothing left and goes back to waiting;
 // - calls whose items took less than a few microseconds in all run on the calling thread (the
-//   pool keeps an estimate of the work per call, measured either way).
+//   pool keeps an estimate of the work per call, measured either way; the first call, with
+//   nothing measured yet, is shared).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -52,6 +53,7 @@ class ThreadPool {
   //! Claims and runs items of generation `gen` until none is left, adding up their seconds.
   void work_on(std::uint32_t gen);
   void worker_loop();
+  void update_estimate(double seconds);  // the work of the call just made
 
   // The claim counter: generation in the high 32 bits, next item in the low 32 bits.
   static std::uint64_t pack(std::uint32_t gen, std::uint32_t item) {
@@ -72,7 +74,7 @@ class ThreadPool {
   std::condition_variable wake_;
   std::mutex error_mutex_;
   std::exception_ptr error_;
-  double work_estimate_ = 0;       // seconds of item time per call (the first call measures)
+  double work_estimate_ = -1;      // seconds of item time per call (< 0: nothing measured yet)
   std::int64_t inline_calls_ = 0, shared_calls_ = 0;
 };
 
