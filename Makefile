@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test demo bench reproduce install clean
+.PHONY: all deps build test demo bench reproduce install clean test-asan test-tsan fuzz stress
 
 all: build
 
@@ -20,6 +20,36 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	bash scripts/fuzz.sh --seconds 5 --skip-without-clang
+
+# libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in build-fuzz, FUZZ_SECONDS each
+# (docs/fuzzing.md); fails on any crash, leak, timeout or out-of-memory.
+FUZZ_SECONDS ?= 60
+fuzz:
+	bash scripts/install-deps.sh clang libclang-rt-14-dev
+	bash scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
+
+# The whole suite under ASan + UBSan (test-asan) or TSan (test-tsan) in build-asan /
+# build-tsan; with CXX=clang++ (CC follows) in build-asan-clang / build-tsan-clang. -O2 with
+# line tables only (-g1): reports get file:line and inlined frames, builds take a third less.
+# Options and suppressions: tests/sanitizers, docs/sanitizers.md.
+SAN_CLANG = $(if $(findstring clang,$(CXX)),-clang)
+SAN_CC = $(if $(SAN_CLANG),$(if $(findstring clang,$(CC)),$(CC),$(subst clang++,clang,$(CXX))),$(CC))
+test-asan test-tsan: test-%:
+	bash scripts/install-deps.sh $(if $(SAN_CLANG),clang libclang-rt-14-dev)
+	cmake -S . -B build-$*$(SAN_CLANG) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+	  -DCMAKE_C_COMPILER=$(SAN_CC) -DCMAKE_CXX_COMPILER=$(CXX) \
+	  -DFEDBENCH_SANITIZE=$(if $(filter asan,$*),address,thread)
+	cmake --build build-$*$(SAN_CLANG) -j $(JOBS)
+	cd build-$*$(SAN_CLANG) && ctest --output-on-failure -j $(JOBS)
+
+# The long fault runs (docs/reliability.md): 300 SIGKILLs at random moments of a 600-run suite
+# with two jobs, resumed after each, then mpirun -np 2 killed mid-way; results compared with
+# an uninterrupted run. The short version (30 kills) is part of `make test`.
+stress: build
+	KILLS=300 STORM_SUITE=tests/cli/suites/storm-long.yaml \
+	  bash tests/cli/kill_storm.sh $(BUILD)/bin/fedbench $(BUILD)/stress-scratch $(PYTHON)
 
 demo: build
 	bash scripts/demo.sh $(BUILD)/bin/fedbench results/demo $(PYTHON)

@@ -1,11 +1,13 @@
 // `fedbench export RESULTS|FILE.h5... --format csv|json [-o FILE]`: runs read back and
 // replayed into the same output sinks that `fedbench run -o` uses live.
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "io/durable_rename.hpp"
 #include "suite/export_runs.hpp"
 
 namespace fedbench::cli {
@@ -34,15 +36,17 @@ std::function<int()> add_export(CLI::App& app) {
       suite::export_runs(files, format, std::cout);
       return 0;
     }
-    const std::string tmp = o->output + ".part";
-    {
-      std::ofstream out(tmp);
-      if (!out) throw UserError("cannot write " + o->output + ": check the directory");
-      suite::export_runs(files, format, out);
-      out.close();
-      if (!out) throw UserError("cannot write " + tmp + " (disk full?)");
+    // Streamed to OUTPUT.part (an export can be large), published whole or not at all.
+    const std::string part = o->output + ".part";
+    std::ofstream out(part);
+    if (!out) throw UserError("cannot write " + part + ": check that its directory exists");
+    suite::export_runs(files, format, out);
+    out.close();
+    if (!out) {
+      std::remove(part.c_str());
+      throw WriteError("cannot write " + part + ": the disk is full or not writable");
     }
-    std::rename(tmp.c_str(), o->output.c_str());
+    io::durable_rename(part, o->output);
     return 0;
   };
 }

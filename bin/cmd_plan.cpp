@@ -66,7 +66,7 @@ std::function<int()> add_plan(CLI::App& app) {
       print_plan_json(s, store);
       return 0;
     }
-    int counts[3] = {0, 0, 0};
+    int counts[4] = {0, 0, 0, 0};
     std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
     for (const auto& run : s.runs) {
       const suite::RunState st = store.state(run.id);
@@ -80,8 +80,9 @@ std::function<int()> add_plan(CLI::App& app) {
                   run.request.solver.c_str(), static_cast<unsigned long long>(run.request.seed),
                   params.c_str());
     }
-    std::printf("suite %s: %zu runs valid: %d done, %d partial, %d new; results in %s\n",
+    std::printf("suite %s: %zu runs valid: %d done, %d partial, %d new%s; results in %s\n",
                 s.name.c_str(), s.runs.size(), counts[2], counts[1], counts[0],
+                counts[3] ? (", " + std::to_string(counts[3]) + " corrupt (run again)").c_str() : "",
                 s.results_dir.c_str());
     return 0;
   };

@@ -3,13 +3,13 @@
 // seeds, HTML report and the figure on the paper's axes, then the paper's claims checked.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/durable_rename.hpp"
 #include "external.hpp"
 #include "suite/experiment.hpp"
 #include "suite/mpi_world.hpp"
@@ -120,9 +120,9 @@ std::function<int()> add_reproduce(CLI::App& app) {
       int k = 0;
       for (const auto& [key, winners] : by_problem) {
         const std::string path = out + "/winners-" + std::to_string(++k) + ".yaml";
-        std::ofstream(path) << suite::winners_suite(
+        io::write_text_file(path, suite::winners_suite(
             winners, report_seeds.empty() ? winners.front().seeds : report_seeds, e.name + "-report",
-            "written by fedbench reproduce: winners by " + criterion.describe());
+            "written by fedbench reproduce: winners by " + criterion.describe()));
         suite::SuiteOverrides report;
         report.results_dir = report_dir;
         run_into(path, report, options);
@@ -162,15 +162,16 @@ std::function<int()> add_reproduce(CLI::App& app) {
     // 4. The claims.
     const auto results = suite::check_claims(o->quick ? e.quick_claims : e.claims, report_dir);
     int passed = 0;
-    std::ofstream log(out + "/claims.txt");
+    std::string log;
     for (const auto& r : results) {
       passed += r.passed;
       std::printf("%s\n", r.line.c_str());
-      log << r.line << "\n";
+      log += r.line + "\n";
     }
     const int failed = static_cast<int>(results.size()) - passed;
     std::printf("%d passed, %d failed\n", passed, failed);
-    log << passed << " passed, " << failed << " failed\n";
+    io::write_text_file(out + "/claims.txt",
+                        log + std::to_string(passed) + " passed, " + std::to_string(failed) + " failed\n");
     if (!o->quiet)
       std::printf("figure: %s/figure.png  report: %s/html/index.html\n", out.c_str(), out.c_str());
     return failed > 0 ? 1 : 0;

@@ -73,6 +73,9 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   options.quiet = o.quiet;
   options.command_line = command_line();
   const suite::SuiteTotals t = suite::run_suite(s, options);
+  if (!t.write_error.empty())
+    throw WriteError(t.write_error + "; finished runs are kept, rerun to resume");
+  if (t.write_failures > 0) return 1;  // another rank could not write (it said why)
   if (suite::world().rank() == 0 && !o.quiet)
     std::printf("suite %s: %lld runs: %lld finished now, %lld already done, %lld diverged, "
                 "%lld failed; results in %s\n",

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/durable_rename.hpp"
 #include "suite/grid.hpp"
 #include "suite/select.hpp"
 
@@ -122,11 +122,10 @@ std::function<int()> add_select(CLI::App& app) {
     std::size_t k = 0;
     for (const auto& [key, winners] : by_problem) {
       const std::string path = paths[k++];
-      std::ofstream f(path);
-      if (!f) throw UserError("cannot write " + path + ": check the directory");
-      f << suite::winners_suite(winners, seeds, name,
-                                "written by fedbench select: winners by " + criterion.describe() +
-                                    ", rerun on report seeds");
+      io::write_text_file(path, suite::winners_suite(winners, seeds, name,
+                                                     "written by fedbench select: winners by " +
+                                                         criterion.describe() +
+                                                         ", rerun on report seeds"));
       if (!o->json) std::printf("winners suite: %s\n", path.c_str());
     }
     return 0;

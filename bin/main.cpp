@@ -1,7 +1,8 @@
 // fedbench: reproducible benchmarks of federated minimax and bilevel optimization.
 // Subcommands: list, describe, run, show, plan, export, check, select, report, reproduce,
 // instance, data (each in bin/cmd_*.cpp).
-// Exit codes: 0 success (a diverged run is a result), 1 a run ended in error, 2 bad input.
+// Exit codes: 0 success (a diverged run is a result), 1 a run ended in error or a result could
+// not be written (disk full, read-only), 2 bad input.
 #include <iostream>
 #include <map>
 
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   } catch (const fedbench::UserError& e) {
     std::cerr << "fedbench: " << e.what() << "\n";
     return 2;
+  } catch (const fedbench::WriteError& e) {
+    std::cerr << "fedbench: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "fedbench: internal error: " << e.what() << "\n";
     return 1;

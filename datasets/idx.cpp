@@ -31,7 +31,9 @@ IdxArray read_idx(const std::string& path) {
   if (magic[3] == 0 || magic[3] > 4)
     throw UserError(path + ": IDX with " + std::to_string(magic[3]) + " dimensions");
   IdxArray a;
-  std::uint64_t total = 1;
+  // The product of the nonzero sizes is bounded too: a zero size empties the array but would
+  // let the others be anything, and their products (an image's rows x columns) overflow.
+  std::uint64_t total = 1, nonzero = 1;
   for (int d = 0; d < magic[3]; ++d) {
     std::uint8_t b[4];
     read_exact(b, 4, "header");
@@ -39,7 +41,8 @@ IdxArray read_idx(const std::string& path) {
                                std::uint32_t(b[2]) << 8 | b[3];
     a.shape.push_back(size);
     total *= size;
-    if (total > (std::uint64_t(1) << 31)) throw UserError(path + ": IDX sizes are implausible (over 2 GB)");
+    if (size > 0) nonzero *= size;
+    if (nonzero > (std::uint64_t(1) << 31)) throw UserError(path + ": IDX sizes are implausible (over 2 GB)");
   }
   // Read in blocks, growing with the data actually there: a header that announces more than
   // the file holds costs no allocation of its claim (and its error says both sizes).

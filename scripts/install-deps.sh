@@ -20,6 +20,7 @@ packages=(
   python3-pandas python3-xarray python3-h5netcdf  # scripts/fedbench_read.py, netCDF view test
   chromium                 # renders the HTML report in tests/cli/report.sh
 )
+packages+=("$@")  # extra ones from the caller: clang's sanitizer builds (Makefile, test-asan)
 
 missing=()
 for p in "${packages[@]}"; do

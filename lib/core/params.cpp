@@ -40,6 +40,12 @@ double parse_number(const std::string& owner, const ParamSpec& spec, const std::
   if (spec.type == ParamType::integer) {
     long long i = 0;
     ok = parse_int(text, i);
+    // Past 2^53 a double skips whole numbers: the value would change silently, and next to
+    // 2^63 its conversion back to a 64-bit field is undefined.
+    constexpr long long kExact = 1LL << 53;
+    if (ok && (i > kExact || i < -kExact))
+      throw UserError(owner + ": " + spec.name + " = '" + text +
+                      "' is out of range (whole numbers up to 2^53 = 9007199254740992)");
     v = static_cast<double>(i);
   } else {
     ok = parse_real(text, v);

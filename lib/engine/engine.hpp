@@ -188,6 +188,8 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
       if (stop || monitor.due(completed) || completed == config.budget.rounds)
         stop = monitor.record(completed, server.model(), totals, comm, wall) || stop;
     }
+  } catch (const WriteError&) {
+    throw;  // the results cannot be stored: not an outcome of the run
   } catch (const std::exception& e) {
     monitor.reason = StopReason::error;
     monitor.message = e.what();

@@ -1,7 +1,12 @@
 #include "io/hdf5.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <mutex>
+#include <system_error>
+#include <vector>
 
 #include <hdf5_hl.h>
 
@@ -52,9 +57,17 @@ void write_numeric_attribute(hid_t obj, const std::string& name, hid_t file_type
 
 }  // namespace
 
+// libhdf5's exit handler closes files still open at exit; after a failed write (disk full)
+// that close crashes inside libhdf5 1.10. fedbench closes every file it opens (RAII), so the
+// handler has nothing to do: it is not installed. Runs before main, before any HDF5 call.
+[[maybe_unused]] const bool kNoExitHandler = H5dont_atexit() >= 0;
+
 void silence_errors() {
-  static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  // The thread-safe libhdf5 (Debian's) keeps one error stack per thread: silence each thread
+  // that touches a file, or a suite worker prints HDF5's whole stack on a failed write.
+  thread_local bool silenced = false;
+  if (!silenced) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  silenced = true;
 }
 
 Handle create_file(const std::string& path) {
@@ -63,17 +76,196 @@ Handle create_file(const std::string& path) {
   // v1 B-trees): a 30-column run file shrinks from ~60 kB to a few kB. h5py reads it.
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V110, H5F_LIBVER_V110);
+  errno = 0;
   hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id());
   if (id < 0)
-    fail("cannot create " + path + ": check that its directory exists and is writable");
+    fail("cannot create " + path + ": " +
+         (errno ? std::error_code(errno, std::generic_category()).message()
+                : "check that its directory exists and is writable"));
   return Handle(id, H5Fclose);
 }
+
+// Bob Jenkins' lookup3 hash (hashlittle, read byte by byte).
+std::uint32_t metadata_checksum(const unsigned char* k, std::size_t length) {
+  auto rot = [](std::uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  auto word = [](const unsigned char* p, std::size_t n) {  // up to 4 bytes, little-endian
+    std::uint32_t w = 0;
+    for (std::size_t i = 0; i < n; ++i) w |= std::uint32_t{p[i]} << (8 * i);
+    return w;
+  };
+  std::uint32_t a = 0xdeadbeef + static_cast<std::uint32_t>(length), b = a, c = a;
+  for (; length > 12; length -= 12, k += 12) {
+    a += word(k, 4), b += word(k + 4, 4), c += word(k + 8, 4);
+    a -= c, a ^= rot(c, 4), c += b;
+    b -= a, b ^= rot(a, 6), a += c;
+    c -= b, c ^= rot(b, 8), b += a;
+    a -= c, a ^= rot(c, 16), c += b;
+    b -= a, b ^= rot(a, 19), a += c;
+    c -= b, c ^= rot(b, 4), b += a;
+  }
+  if (length == 0) return c;
+  a += word(k, std::min<std::size_t>(length, 4));  // the last 1..12 bytes, zero-padded
+  if (length > 4) b += word(k + 4, std::min<std::size_t>(length - 4, 4));
+  if (length > 8) c += word(k + 8, length - 8);
+  c ^= b, c -= rot(b, 14);
+  a ^= c, a -= rot(c, 11);
+  b ^= a, b -= rot(a, 25);
+  c ^= b, c -= rot(b, 16);
+  a ^= c, a -= rot(c, 4);
+  b ^= a, b -= rot(a, 14);
+  c ^= b, c -= rot(b, 24);
+  return c;
+}
+
+namespace {
+
+std::uint64_t little_endian(const unsigned char* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+
+// The longest fixed-size text attribute read: fedbench writes variable-length ones.
+constexpr std::size_t kMaxTextBytes = std::size_t{1} << 24;
+// The longest chunk read, in values; fedbench writes 256 (libhdf5 allocates whole chunks).
+constexpr hsize_t kMaxChunk = hsize_t{1} << 20;
+
+// Integers and IEEE floats of the standard layouts (what fedbench and h5py write): libhdf5
+// then converts with its plain routines, never its generic ones for arbitrary bit layouts.
+bool standard_number(hid_t type) {
+  const hid_t standard[] = {H5T_STD_I8LE,  H5T_STD_I16LE, H5T_STD_I32LE, H5T_STD_I64LE,
+                            H5T_STD_U8LE,  H5T_STD_U16LE, H5T_STD_U32LE, H5T_STD_U64LE,
+                            H5T_STD_I8BE,  H5T_STD_I16BE, H5T_STD_I32BE, H5T_STD_I64BE,
+                            H5T_STD_U8BE,  H5T_STD_U16BE, H5T_STD_U32BE, H5T_STD_U64BE,
+                            H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
+  return std::any_of(std::begin(standard), std::end(standard),
+                     [&](hid_t t) { return H5Tequal(type, t) > 0; });
+}
+
+// A dataset is read only with the storage fedbench writes: in this file (no external or
+// virtual sources), filtered by deflate at most (shuffle and Fletcher-32 are harmless), in
+// 1-D chunks small enough that libhdf5's chunk buffer is no allocation bomb.
+void check_storage(hid_t dataset, const std::string& what) {
+  Handle dcpl(H5Dget_create_plist(dataset), H5Pclose);
+  const H5D_layout_t layout = H5Pget_layout(dcpl.id());
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED)
+    fail(what + " has a storage layout fedbench does not write");
+  if (H5Pget_external_count(dcpl.id()) != 0) fail(what + " keeps its data in another file");
+  const int filters = H5Pget_nfilters(dcpl.id());
+  if (filters < 0) fail(what + ": cannot read its filters");
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    std::size_t values = 8;
+    unsigned client_data[8] = {};
+    const H5Z_filter_t id = H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &values,
+                                           client_data, 0, nullptr, &config);
+    if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32)
+      fail(what + " uses HDF5 filter " + std::to_string(id) + ", which fedbench does not write");
+  }
+  if (layout == H5D_CHUNKED) {
+    hsize_t chunk = 0;
+    if (H5Pget_chunk(dcpl.id(), 1, &chunk) != 1 || chunk == 0 || chunk > kMaxChunk)
+      fail(what + " has chunks fedbench does not write");
+  }
+}
+
+// The whole file, for the checks below (run files are kilobytes to a few megabytes).
+std::vector<unsigned char> file_bytes(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) fail("cannot open " + path + ": " + std::strerror(errno));
+  std::vector<unsigned char> bytes;
+  unsigned char block[1 << 16];
+  for (std::size_t got; (got = std::fread(block, 1, sizeof block, f)) > 0;)
+    bytes.insert(bytes.end(), block, block + got);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) fail("cannot read " + path);
+  return bytes;
+}
+
+// The superblock (version 2/3: signature, version, sizes of offsets and lengths, flags, base,
+// extension, end-of-file and root addresses, checksum) must be what fedbench writes; libhdf5
+// notices a truncated file only late.
+void check_superblock(const std::string& path, const std::vector<unsigned char>& bytes) {
+  static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) {
+    if (H5Fis_hdf5(path.c_str()) > 0)
+      fail(path + ": not a fedbench run file (HDF5 data after a user block)");
+    fail("cannot open " + path + ": not an HDF5 file");
+  }
+  const auto bad = [&](const std::string& why) { fail(path + ": not a fedbench run file (" + why + ")"); };
+  const std::uint64_t size = bytes.size();
+  if (size < 48) fail(path + ": truncated: " + std::to_string(size) + " bytes, less than an HDF5 superblock");
+  const unsigned char* sb = bytes.data();
+  if (sb[8] != 2 && sb[8] != 3)
+    bad("HDF5 superblock version " + std::to_string(sb[8]) + "; fedbench writes version 3");
+  if (little_endian(sb + 44, 4) != metadata_checksum(sb, 44))
+    fail(path + ": corrupt: the checksum of its HDF5 superblock does not match");
+  if (sb[9] != 8 || sb[10] != 8)
+    bad(std::to_string(sb[9]) + "-byte HDF5 addresses and " + std::to_string(sb[10]) +
+        "-byte lengths; fedbench writes 8-byte ones");
+  const std::uint64_t base = little_endian(sb + 12, 8), extension = little_endian(sb + 20, 8),
+                      end = little_endian(sb + 28, 8), root = little_endian(sb + 36, 8);
+  if (base != 0) bad("HDF5 base address " + std::to_string(base) + "; fedbench writes 0");
+  if (end > size)
+    fail(path + ": truncated: " + std::to_string(size) + " of the " + std::to_string(end) +
+         " bytes its HDF5 superblock announces");
+  if (end < size)
+    bad(std::to_string(size) + " bytes, " + std::to_string(size - end) +
+        " more than its HDF5 superblock announces");
+  constexpr std::uint64_t kUndefined = ~std::uint64_t{0};
+  if (root < 48 || root >= end || (extension != kUndefined && (extension < 48 || extension >= end)))
+    fail(path + ": corrupt: its HDF5 superblock points past the end of the file");
+}
+
+// Global heap collections hold the text of every string attribute and carry no checksum.
+// libhdf5 1.10 walks a collection's objects by their sizes: an object that does not advance
+// the walk (free space of size 0) hangs it, and one larger than what is left runs it off the
+// collection. Every collection it could load begins "GCOL", version 1, and lies within the
+// file; each is walked here first, as libhdf5 walks it.
+void check_global_heaps(const std::string& path, const std::vector<unsigned char>& bytes) {
+  static const unsigned char kCollection[5] = {'G', 'C', 'O', 'L', 1};
+  const unsigned char* const end = bytes.data() + bytes.size();
+  for (const unsigned char* at = bytes.data();
+       (at = std::search(at, end, std::begin(kCollection), std::end(kCollection))) != end; ++at) {
+    const std::size_t start = static_cast<std::size_t>(at - bytes.data());
+    if (end - at < 16) break;
+    const std::uint64_t length = little_endian(at + 8, 8);
+    if (length > static_cast<std::uint64_t>(end - at)) continue;  // libhdf5 cannot load it
+    const auto corrupt = [&](const std::string& why) {
+      fail(path + ": corrupt: the HDF5 global heap at byte " + std::to_string(start) + " " + why);
+    };
+    if (length < 4096) corrupt("is " + std::to_string(length) + " bytes, less than libhdf5's 4096");
+    for (std::uint64_t p = 16; p + 16 <= length;) {
+      const std::uint64_t index = little_endian(at + p, 2), object = little_endian(at + p + 8, 8);
+      if (object > length - p)
+        corrupt("holds an object of " + std::to_string(object) + " bytes at its byte " +
+                std::to_string(p) + ", past its end (" + std::to_string(length) + " bytes)");
+      const std::uint64_t need = index > 0 ? 16 + (object + 7) / 8 * 8 : object;
+      if (need == 0 || need > length - p)
+        corrupt("holds an object of " + std::to_string(object) + " bytes at its byte " +
+                std::to_string(p) + " that " + (need == 0 ? "ends nowhere" : "runs past its end"));
+      p += need;
+    }
+  }
+}
+
+// Crafted HDF5 files crash or hang libhdf5 1.10, so a run file is checked before libhdf5
+// sees it; every metadata block libhdf5 then reads carries a checksum it verifies, except the
+// global heaps, checked here too.
+void check_layout(const std::string& path) {
+  const std::vector<unsigned char> bytes = file_bytes(path);
+  check_superblock(path, bytes);
+  check_global_heaps(path, bytes);
+}
+
+}  // namespace
 
 Handle open_file_readonly(const std::string& path) {
   silence_errors();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) fail("cannot open " + path + ": no such file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) fail("cannot open " + path + ": not an HDF5 file");
+  check_layout(path);
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (id < 0) fail("cannot open " + path + ": HDF5 could not read it (truncated or locked?)");
   return Handle(id, H5Fclose);
@@ -136,32 +328,44 @@ AttributeValue read_attribute(hid_t obj, const std::string& name) {
   Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT),
                     object_name(obj) + " has no attribute " + name),
               H5Aclose);
+  // libhdf5 writes every element into our one-value buffer: an array here would overflow it.
+  Handle space(H5Aget_space(attr.id()), H5Sclose);
+  if (H5Sget_simple_extent_npoints(space.id()) != 1)
+    fail("attribute " + name + " of " + object_name(obj) + " is not a single value");
   Handle type(H5Aget_type(attr.id()), H5Tclose);
   switch (H5Tget_class(type.id())) {
     case H5T_STRING: {
       if (H5Tis_variable_str(type.id()) > 0) {
         Handle mem = string_type();
         char* text = nullptr;
-        check_status(H5Aread(attr.id(), mem.id(), &text), "cannot read attribute " + name);
-        std::string out = text ? text : "";
-        H5free_memory(text);
+        const herr_t status = H5Aread(attr.id(), mem.id(), &text);
+        std::string out = status >= 0 && text ? text : "";
+        H5free_memory(text);  // also after a failed read: it may have allocated
+        check_status(status, "cannot read attribute " + name);
         return out;
       }
-      std::string out(H5Tget_size(type.id()), '\0');
+      const std::size_t size = H5Tget_size(type.id());
+      if (size == 0 || size > kMaxTextBytes)
+        fail("attribute " + name + " of " + object_name(obj) + " is a text of " +
+             std::to_string(size) + " bytes");
+      std::string out(size, '\0');
       Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
       H5Tset_size(mem.id(), out.size());
       check_status(H5Aread(attr.id(), mem.id(), out.data()), "cannot read attribute " + name);
       out.resize(out.find('\0') == std::string::npos ? out.size() : out.find('\0'));
       return out;
     }
-    case H5T_INTEGER: {
+    case H5T_INTEGER:
+    case H5T_FLOAT: {
+      if (!standard_number(type.id()))
+        fail("attribute " + name + " of " + object_name(obj) + " has a non-standard number type");
+      if (H5Tget_class(type.id()) == H5T_FLOAT) {
+        double v = 0;
+        check_status(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v), "cannot read attribute " + name);
+        return v;
+      }
       std::int64_t v = 0;
       check_status(H5Aread(attr.id(), H5T_NATIVE_INT64, &v), "cannot read attribute " + name);
-      return v;
-    }
-    case H5T_FLOAT: {
-      double v = 0;
-      check_status(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v), "cannot read attribute " + name);
       return v;
     }
     default:
@@ -188,6 +392,9 @@ Column::Column(hid_t group, const std::string& name, ElementType type, hsize_t c
   H5Pset_chunk(dcpl.id(), 1, &chunk);
   // Counters and converging metrics compress well; zlib output is deterministic.
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) H5Pset_deflate(dcpl.id(), 4);
+  // A checksum per chunk (metadata has its own in this file format): a bit flipped on disk
+  // makes the read fail instead of changing a number.
+  H5Pset_fletcher32(dcpl.id());
   H5Pset_obj_track_times(dcpl.id(), false);  // identical runs give identical bytes
   const hid_t file_type = type == ElementType::int64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
   dataset_ = Handle(check(H5Dcreate2(group, name.c_str(), file_type, space.id(), H5P_DEFAULT,
@@ -269,15 +476,21 @@ std::string library_version() {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
 }
 
-std::vector<double> read_vector(hid_t group, const std::string& name) {
+std::vector<double> read_vector(hid_t group, const std::string& name, hsize_t max_length) {
   Handle ds(check(H5Dopen2(group, name.c_str(), H5P_DEFAULT),
                   object_name(group) + " has no dataset " + name),
             H5Dclose);
+  const std::string what = "dataset " + name + " of " + object_name(group);
   Handle space(H5Dget_space(ds.id()), H5Sclose);
-  if (H5Sget_simple_extent_ndims(space.id()) != 1)
-    fail("dataset " + name + " of " + object_name(group) + " is not 1-D");
+  if (H5Sget_simple_extent_type(space.id()) != H5S_SIMPLE || H5Sget_simple_extent_ndims(space.id()) != 1)
+    fail(what + " is not 1-D");
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space.id(), &n, nullptr);
+  if (n > max_length)
+    fail(what + " claims " + std::to_string(n) + " values, more than the file can hold");
+  Handle type(H5Dget_type(ds.id()), H5Tclose);
+  if (!standard_number(type.id())) fail(what + " does not hold plain numbers");
+  check_storage(ds.id(), what);
   std::vector<double> out(n);
   if (n > 0)
     check_status(H5Dread(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),

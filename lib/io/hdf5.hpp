@@ -32,6 +32,8 @@ class Handle {
   ~Handle() { reset(); }
 
   hid_t id() const { return id_; }
+  //! Gives up ownership (to close it by hand and check the result).
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
   explicit operator bool() const { return id_ >= 0; }
   void reset() {
     if (id_ >= 0 && close_) close_(id_);
@@ -49,6 +51,14 @@ using AttributeValue = std::variant<std::string, std::int64_t, double>;
 void silence_errors();
 
 Handle create_file(const std::string& path);  //!< truncates
+//! The checksum HDF5 puts on its version 2 and later metadata, the superblock included
+//! (Jenkins' lookup3), of `length` bytes.
+std::uint32_t metadata_checksum(const unsigned char* data, std::size_t length);
+//! Opens a file fedbench wrote, read-only. Its superblock is checked first (HDF5 signature
+//! at offset 0, superblock version 2 or 3 and its checksum, 8-byte offsets and lengths, base
+//! address 0, end of file at the file's size) and so are its global heaps, the one kind of
+//! metadata without a checksum: other, crafted and truncated files end in a one-line
+//! UserError naming the file before libhdf5 parses anything.
 Handle open_file_readonly(const std::string& path);
 Handle create_group(hid_t parent, const std::string& name);
 Handle open_group(hid_t parent, const std::string& name);
@@ -61,6 +71,7 @@ void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, std::uint64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 bool has_attribute(hid_t obj, const std::string& name);
+//! One value (text, integer or real); an array or another type is a UserError.
 AttributeValue read_attribute(hid_t obj, const std::string& name);
 std::vector<std::string> list_attributes(hid_t obj);
 
@@ -96,7 +107,10 @@ void attach_dimension_scale(hid_t scale, const std::string& name, const std::vec
 //! "1.10.8": the HDF5 library this binary runs with.
 std::string library_version();
 
-//! Reads any numeric 1-D dataset converted to double.
-std::vector<double> read_vector(hid_t group, const std::string& name);
+//! Reads a 1-D dataset of plain numbers, converted to double. Refuses, before allocating, one
+//! with more than `max_length` values, another number type, or storage fedbench does not
+//! write (external or virtual data, filters other than deflate, huge chunks).
+std::vector<double> read_vector(hid_t group, const std::string& name,
+                                hsize_t max_length = ~hsize_t{0});
 
 }  // namespace fedbench::io::h5

@@ -1,6 +1,7 @@
 #include "io/run_sinks.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/durable_rename.hpp"
 #include "io/trajectory_file.hpp"
 
 namespace fedbench::io {
@@ -52,14 +54,18 @@ class FileSink : public TrajectorySink {
                       " does not exist; create it first");
   }
   ~FileSink() override {
-    if (out_.is_open() && !done_) {  // the run died: leave nothing that looks finished
+    if (opened_ && !done_) {  // the run died: leave nothing that looks finished
       out_.close();
-      std::remove(part_.c_str());
+      std::remove(part_.c_str());  // ours: never another process's
     }
   }
   void begin(const RunHeader& header) override {
+    errno = 0;
     out_.open(part_);
-    if (!out_) throw UserError("cannot write " + part_ + ": check the directory's permissions");
+    if (!out_)
+      throw WriteError("cannot write " + part_ + ": " +
+                       (errno ? system_reason(errno) : "check the directory's permissions"));
+    opened_ = true;
     if constexpr (std::is_same_v<Inner, CsvSink>) {
       CsvLayout layout;
       layout.add(header);
@@ -73,11 +79,11 @@ class FileSink : public TrajectorySink {
   void row(const TrajectoryRow& row) override { inner_->row(row); }
   void end(const RunSummary& summary) override {
     inner_->end(summary);
+    errno = 0;
     out_.close();
-    if (!out_) throw UserError("cannot write " + part_ + " (disk full?)");
-    std::error_code ec;
-    std::filesystem::rename(part_, path_, ec);
-    if (ec) throw UserError("cannot rename " + part_ + " to " + path_ + ": " + ec.message());
+    if (!out_)
+      throw WriteError("cannot write " + part_ + ": " + (errno ? system_reason(errno) : "the disk is full"));
+    durable_rename(part_, path_);
     done_ = true;
   }
 
@@ -85,7 +91,7 @@ class FileSink : public TrajectorySink {
   std::string path_, part_;
   std::ofstream out_;
   std::unique_ptr<Inner> inner_;
-  bool done_ = false;
+  bool opened_ = false, done_ = false;
 };
 
 }  // namespace

@@ -1,13 +1,17 @@
 #include "io/trajectory_file.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/durable_rename.hpp"
 #include "io/hdf5.hpp"
 #include "problem/metric_names.hpp"
 
@@ -18,6 +22,21 @@ namespace {
 constexpr hsize_t kChunk = 256;       // rows per chunk (deflate-compressed)
 constexpr std::size_t kFlushRows = 256;
 
+// Any failure while writing is the system refusing the write (disk full, read-only, quota):
+// one WriteError with the system's reason, never a run result.
+template <class Body>
+void write_or_throw(Body&& body) {
+  errno = 0;
+  try {
+    body();
+  } catch (const UserError& e) {
+    std::string message = e.what();
+    const std::string reason = errno ? system_reason(errno) : "";
+    if (!reason.empty() && message.find(reason) == std::string::npos) message += ": " + reason;
+    throw WriteError(message);
+  }
+}
+
 }  // namespace
 
 struct Hdf5TrajectoryWriter::State {
@@ -25,6 +44,7 @@ struct Hdf5TrajectoryWriter::State {
   std::vector<h5::Column> counters, reals;  // reals: wall_time, then every metric
   std::vector<std::vector<std::int64_t>> counter_buffer;
   std::vector<std::vector<double>> real_buffer;
+  bool created = false;  // this writer made PATH.part (and so may delete it)
   bool ended = false;
 };
 
@@ -41,14 +61,21 @@ Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path) : path_(std::move(p
 
 Hdf5TrajectoryWriter::~Hdf5TrajectoryWriter() {
   if (state_ && !state_->ended) {  // the run died: leave nothing that looks finished
+    const bool created = state_->created;
     state_.reset();
-    std::remove(part_path().c_str());
+    if (created) std::remove(part_path().c_str());  // never another process's file
   }
 }
 
 void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
+  write_or_throw([&] { write_header(h); });
+}
+
+void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
   state_ = std::make_unique<State>();
   State& s = *state_;
+  std::error_code ec;
+  s.created = !std::filesystem::exists(part_path(), ec);  // a failed create may leave one
   s.file = h5::create_file(part_path());
   const hid_t root = s.file.id();
   h5::write_attribute(root, "format", std::string(kTrajectoryFormat));
@@ -142,6 +169,10 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
 }
 
 void Hdf5TrajectoryWriter::row(const TrajectoryRow& r) {
+  write_or_throw([&] { buffer_row(r); });
+}
+
+void Hdf5TrajectoryWriter::buffer_row(const TrajectoryRow& r) {
   State& s = *state_;
   const auto& cols = counter_columns();
   for (std::size_t k = 0; k < cols.size(); ++k) s.counter_buffer[k].push_back(cols[k].value(r));
@@ -164,6 +195,14 @@ void Hdf5TrajectoryWriter::flush() {
 }
 
 void Hdf5TrajectoryWriter::end(const RunSummary& summary) {
+  write_or_throw([&] { write_summary(summary); });
+  State& s = *state_;
+  if (H5Fclose(s.file.release()) < 0) throw WriteError("cannot write " + part_path());
+  durable_rename(part_path(), path_);
+  s.ended = true;
+}
+
+void Hdf5TrajectoryWriter::write_summary(const RunSummary& summary) {
   State& s = *state_;
   flush();
   const hid_t root = s.file.id();
@@ -194,13 +233,7 @@ void Hdf5TrajectoryWriter::end(const RunSummary& summary) {
   s.reals.clear();
   s.counters.clear();
   s.trajectory.reset();
-  if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0)
-    throw UserError("cannot write " + part_path() + " (disk full?)");
-  s.file.reset();
-  s.ended = true;
-  std::error_code ec;
-  std::filesystem::rename(part_path(), path_, ec);
-  if (ec) throw UserError("cannot rename " + part_path() + " to " + path_ + ": " + ec.message());
+  if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0) throw UserError("cannot write " + part_path());
 }
 
 const std::vector<double>& StoredRun::column(const std::string& name) const {
@@ -290,6 +323,107 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
 
 }  // namespace
 
+namespace {
+
+// The root attributes fedbench writes (docs/hdf5-format.md), the only ones read back: each is
+// checked for its kind, so that show, select, export, check and the manifest may rely on
+// them. Required: those every version has and the tools use. A new attribute of the writer
+// is read back once it is listed here.
+enum class Kind { text, real, count };
+struct RootAttribute {
+  const char* name;
+  Kind kind;
+  bool required = false;
+  double limit = 0;  // counts: [0, limit), a power of two: the integer field it lands in
+};
+constexpr double kExact = 9007199254740992.0;  // 2^53: counts kept in doubles stay exact
+const RootAttribute kRootAttributes[] = {
+    {"fedbench_version", Kind::text}, {"git_commit", Kind::text}, {"compiler", Kind::text},
+    {"command_line", Kind::text}, {"config", Kind::text, true}, {"problem", Kind::text, true},
+    {"solver", Kind::text, true}, {"primary_metric", Kind::text},
+    {"seed", Kind::count, true, 18446744073709551616.0}, {"num_clients", Kind::count, false, 2147483648.0},
+    {"dim", Kind::count, false, kExact}, {"dim_x", Kind::count, false, kExact},
+    {"problem_kind", Kind::text}, {"setup_time", Kind::real}, {"env_cpu_model", Kind::text},
+    {"env_cores", Kind::count, false, kExact}, {"env_threads", Kind::count, false, kExact},
+    {"env_mpi_ranks", Kind::count, false, kExact}, {"env_eigen_version", Kind::text},
+    {"env_hdf5_version", Kind::text}, {"env_compiler", Kind::text}, {"env_isa", Kind::text},
+    {"status", Kind::text, true}, {"stop_reason", Kind::text, true}, {"message", Kind::text},
+    {"rounds", Kind::count, true, kExact}, {"wall_time", Kind::real}, {"eval_time", Kind::real}};
+
+bool is_count(double v, double limit) { return v >= 0 && v < limit && v == std::floor(v); }
+
+// A number attribute as a double (integers exactly up to 2^53), or nullopt for text.
+std::optional<double> number_of(const h5::AttributeValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  return std::nullopt;
+}
+
+void read_root_attributes(hid_t root, StoredRun& run) {
+  const std::string& path = run.path;
+  for (const auto& a : kRootAttributes) {
+    if (!h5::has_attribute(root, a.name)) {
+      if (a.required) throw UserError(path + ": not a fedbench run file (no attribute " + a.name + ")");
+      continue;
+    }
+    const h5::AttributeValue v = h5::read_attribute(root, a.name);
+    const auto number = number_of(v);
+    if (a.kind == Kind::text) {
+      if (number) throw UserError(path + ": attribute " + a.name + " is not text");
+      run.text[a.name] = std::get<std::string>(v);
+    } else if (!number) {
+      throw UserError(path + ": attribute " + a.name + " is not a number");
+    } else if (a.kind == Kind::count && !is_count(*number, a.limit)) {
+      throw UserError(path + ": attribute " + a.name + " = " + format_real(*number) +
+                      " is not a whole number in [0, 2^" + std::to_string(std::ilogb(a.limit)) + ")");
+    } else {
+      run.numbers[a.name] = *number;
+    }
+  }
+}
+
+// Deflate expands data at most ~1032 times: a file cannot hold more values than 1100 times
+// its bytes / 8, so a larger claim is corrupt metadata, refused before it is allocated.
+class ValueBudget {
+ public:
+  explicit ValueBudget(std::uintmax_t file_bytes) : left_(file_bytes / 8 * 1100 + 1024) {}
+  std::vector<double> read(hid_t group, const std::string& name) {
+    std::vector<double> v = h5::read_vector(group, name, left_);
+    left_ -= v.size();
+    return v;
+  }
+
+ private:
+  hsize_t left_;
+};
+
+// Columns of equal length whose values the reader turns into int64 counts.
+void check_counts(const std::string& path, const std::string& group,
+                  const std::map<std::string, std::vector<double>>& columns,
+                  const std::vector<std::string>& counters) {
+  const std::size_t rows = columns.empty() ? 0 : columns.begin()->second.size();
+  for (const auto& [name, values] : columns)
+    if (values.size() != rows)
+      throw UserError(path + ": corrupt: " + group + "/" + name + " has " +
+                      std::to_string(values.size()) + " values, " + group + "/" +
+                      columns.begin()->first + " " + std::to_string(rows));
+  constexpr double kInt64 = 9223372036854775808.0;  // 2^63
+  for (const auto& name : counters)
+    if (const auto it = columns.find(name); it != columns.end())
+      for (double v : it->second)
+        if (!is_count(v, kInt64))
+          throw UserError(path + ": corrupt: " + group + "/" + name + " holds " + format_real(v) +
+                          ", not a count");
+}
+
+std::string text_value(const std::string& path, const std::string& where, const std::string& name,
+                       const h5::AttributeValue& v) {
+  if (const auto* t = std::get_if<std::string>(&v)) return *t;
+  throw UserError(path + ": attribute " + name + " of " + where + " is not text");
+}
+
+}  // namespace
+
 StoredRun read_trajectory(const std::string& path) {
   h5::Handle file = h5::open_file_readonly(path);
   const hid_t root = file.id();
@@ -302,39 +436,60 @@ StoredRun read_trajectory(const std::string& path) {
                     kTrajectoryFormat + " attribute)");
   StoredRun run;
   run.path = path;
-  for (const auto& name : h5::list_attributes(root)) {
-    const h5::AttributeValue v = h5::read_attribute(root, name);
-    if (const auto* t = std::get_if<std::string>(&v)) run.text[name] = *t;
-    else if (const auto* i = std::get_if<std::int64_t>(&v)) run.numbers[name] = static_cast<double>(*i);
-    else run.numbers[name] = std::get<double>(v);
-  }
-  const auto version = run.numbers.find("format_version");
-  if (version == run.numbers.end() || version->second > kTrajectoryFormatVersion)
+  run.text["format"] = *format_text;
+  const auto version = h5::has_attribute(root, "format_version")
+                           ? number_of(h5::read_attribute(root, "format_version"))
+                           : std::nullopt;
+  if (!version || *version > kTrajectoryFormatVersion)
     throw UserError(path + " has trajectory format version " +
-                    (version == run.numbers.end() ? std::string("?")
-                                                  : format_real(version->second)) +
+                    (version ? format_real(*version) : std::string("?")) +
                     "; this fedbench reads up to " + std::to_string(kTrajectoryFormatVersion) +
                     ", upgrade fedbench");
+  if (!is_count(*version, kTrajectoryFormatVersion + 1) || *version < 1)
+    throw UserError(path + ": not a fedbench run file (format_version " + format_real(*version) + ")");
+  run.numbers["format_version"] = *version;
+  read_root_attributes(root, run);
+
   auto read_text_group = [&](const char* group, std::map<std::string, std::string>& out) {
     h5::Handle g = h5::open_group(root, group);
     for (const auto& name : h5::list_attributes(g.id()))
-      out[name] = std::get<std::string>(h5::read_attribute(g.id(), name));
+      out[name] = text_value(path, group, name, h5::read_attribute(g.id(), name));
   };
   read_text_group("params/problem", run.problem_params);
   read_text_group("params/solver", run.solver_params);
   {
     h5::Handle g = h5::open_group(root, "constants");
-    for (const auto& name : h5::list_attributes(g.id()))
-      run.constants[name] = std::get<double>(h5::read_attribute(g.id(), name));
+    for (const auto& name : h5::list_attributes(g.id())) {
+      const auto value = number_of(h5::read_attribute(g.id(), name));
+      if (!value) throw UserError(path + ": constant " + name + " is not a number");
+      run.constants[name] = *value;
+    }
   }
+
+  std::error_code size_error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path, size_error);
+  ValueBudget budget(size_error ? 0 : file_bytes);
   h5::Handle trajectory = h5::open_group(root, "trajectory");
-  run.column_names = split(std::get<std::string>(h5::read_attribute(trajectory.id(), "columns")), ',');
-  for (const auto& name : run.column_names) run.columns[name] = h5::read_vector(trajectory.id(), name);
+  run.column_names = split(text_value(path, "/trajectory", "columns",
+                                      h5::read_attribute(trajectory.id(), "columns")), ',');
+  std::vector<std::string> counters;
+  for (const auto& c : counter_columns()) counters.push_back(c.name);
+  for (const auto& name : counters)
+    if (std::find(run.column_names.begin(), run.column_names.end(), name) == run.column_names.end())
+      throw UserError(path + ": not a fedbench run file (no trajectory column " + name + ")");
+  for (const auto& name : run.column_names) run.columns[name] = budget.read(trajectory.id(), name);
+  check_counts(path, "/trajectory", run.columns, counters);
+
+  // Only the per-client totals fedbench writes: one dataset per oracle kind, and samples.
+  std::vector<std::string> client_counters(kOracleKindNames.begin(), kOracleKindNames.end());
+  client_counters.push_back("samples");
   if (h5::has_link(root, "clients")) {
     h5::Handle clients = h5::open_group(root, "clients");
-    for (const auto& name : h5::list_links(clients.id()))
-      run.per_client[name] = h5::read_vector(clients.id(), name);
+    for (const auto& name : client_counters)
+      if (h5::has_link(clients.id(), name)) run.per_client[name] = budget.read(clients.id(), name);
   }
+  check_counts(path, "/clients", run.per_client, client_counters);
+
   std::map<std::string, MetricMeta> meta;
   for (const auto& name : run.column_names) {
     h5::Handle ds(H5Dopen2(trajectory.id(), name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -355,14 +510,18 @@ StoredRun read_trajectory(const std::string& path) {
   if (h5::has_link(root, "final")) {
     h5::Handle g = h5::open_group(root, "final");
     auto vec = [&](const char* name) {
-      const auto v = h5::read_vector(g.id(), name);
+      const auto v = budget.read(g.id(), name);
       return Vec(Eigen::Map<const Vec>(v.data(), static_cast<Index>(v.size())));
     };
     run.record.summary.final_x = vec("x");
     run.record.summary.final_y = vec("y");
     if (h5::has_link(g.id(), "y_star")) run.record.summary.final_y_star = vec("y_star");
   }
-  fill_record(run, meta);
+  try {
+    fill_record(run, meta);
+  } catch (const UserError& e) {  // an unknown stop reason
+    throw UserError(path + ": " + e.what());
+  }
   return run;
 }
 

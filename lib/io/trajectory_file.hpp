@@ -2,8 +2,9 @@
 //
 // Hdf5TrajectoryWriter is a TrajectorySink: it writes PATH.part while the run goes on (rows
 // buffered and appended to extendible, chunked 1-D datasets) and renames it to PATH when the
-// run ends, so a file under its final name is always complete; a run that dies leaves no PATH
-// and an existing PATH is replaced only by a complete one.
+// run ends (after fsync), so a file under its final name is always complete; a run that dies
+// leaves no PATH and an existing PATH is replaced only by a complete one. A failed write (disk
+// full, read-only) is a WriteError; the writer then deletes only a .part it created itself.
 #pragma once
 #include <map>
 #include <memory>
@@ -34,6 +35,9 @@ class Hdf5TrajectoryWriter : public TrajectorySink {
 
  private:
   struct State;
+  void write_header(const RunHeader& header);
+  void buffer_row(const TrajectoryRow& row);
+  void write_summary(const RunSummary& summary);
   void flush();
   std::string path_;
   std::unique_ptr<State> state_;

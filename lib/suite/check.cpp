@@ -88,7 +88,15 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
   for (const auto& run : suite.runs) {
     const std::string who = run.id + " (" + run.request.solver + ", seed " +
                             std::to_string(run.request.seed) + ")";
-    if (reference.state(run.id) != RunState::done) {
+    const RunState reference_state = reference.state(run.id);
+    if (reference_state == RunState::corrupt) {
+      out << "FAIL " << who << ": reference " << reference.run_file(run.id)
+          << " is not a complete run (" << run_file_problem(reference.run_file(run.id))
+          << "); rewrite it with --update\n";
+      ++totals.failed;
+      continue;
+    }
+    if (reference_state != RunState::done) {
       out << "FAIL " << who << ": no reference in " << reference_dir
           << "; create it with --update\n";
       ++totals.failed;

@@ -243,8 +243,7 @@ std::vector<Experiment> load_experiments(const std::string& dir) {
 }
 
 std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const std::string& results_dir) {
-  std::vector<io::StoredRun> runs;
-  for (const auto& f : ResultsStore(results_dir).finished_files()) runs.push_back(io::read_trajectory(f));
+  const std::vector<io::StoredRun> runs = read_complete_runs(ResultsStore(results_dir).finished_files());
   std::vector<ClaimResult> out;
   for (const auto& c : claims) {
     ClaimResult r;

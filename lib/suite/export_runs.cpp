@@ -30,8 +30,8 @@ std::vector<std::string> collect_run_files(const std::vector<std::string>& input
 
 long long export_runs(const std::vector<std::string>& files, io::OutputFormat format,
                       std::ostream& out) {
-  std::vector<io::StoredRun> runs;
-  for (const auto& f : files) runs.push_back(io::read_trajectory(f));
+  const std::vector<io::StoredRun> runs = read_complete_runs(files);  // corrupt ones reported
+  if (runs.empty()) throw UserError("none of the " + std::to_string(files.size()) + " run files could be read");
   auto id_of = [](const io::StoredRun& r) { return std::filesystem::path(r.path).stem().string(); };
   long long rows = 0;
   if (format == io::OutputFormat::csv) {

@@ -9,6 +9,8 @@
 namespace fedbench::suite {
 
 std::string where(const std::string& file, const YAML::Node& node) {
+  // A key the file lacks is an invalid node, whose Mark() throws YAML::InvalidNode.
+  if (!node.IsDefined()) return file + ": ";
   const auto mark = node.Mark();
   if (mark.line < 0) return file + ": ";
   return file + ":" + std::to_string(mark.line + 1) + ": ";

@@ -32,6 +32,12 @@ void Progress::finished(const std::string& status, const std::string& metric_nam
   print_locked(done_ + cached_ == total_);
 }
 
+void Progress::finished_elsewhere() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++cached_;
+  print_locked(done_ + cached_ == total_);
+}
+
 void Progress::message(const std::string& line) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (tty_ && !quiet_) std::fputs("\r\033[K", stderr);

@@ -36,6 +36,8 @@ class Progress {
   //! `maximize`: the metric is better when larger (its column's direction).
   void finished(const std::string& status, const std::string& metric_name, double metric,
                 bool maximize = false);
+  //! A run found finished when its turn came (another process wrote it meanwhile).
+  void finished_elsewhere();
   void message(const std::string& line);  //!< a line that must be seen (errors)
   void close();
 

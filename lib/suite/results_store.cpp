@@ -1,11 +1,14 @@
 #include "suite/results_store.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "core/error.hpp"
 #include "io/trajectory_file.hpp"
+#include "suite/run_claim.hpp"
 
 namespace fedbench::suite {
 
@@ -16,15 +19,68 @@ std::string to_string(RunState s) {
     case RunState::fresh: return "new";
     case RunState::partial: return "partial";
     case RunState::done: return "done";
+    case RunState::corrupt: return "corrupt";
   }
   return "?";
 }
 
+namespace {
+
+// Reads a run file whole; UserError unless it is a finished run.
+io::StoredRun read_finished_run(const std::string& path) {
+  io::StoredRun run = io::read_trajectory(path);
+  const auto status = run.text.find("status");
+  if (status == run.text.end() || status->second == "running")
+    throw UserError(path + ": the run's end was never written");
+  return run;
+}
+
+}  // namespace
+
+std::string naming(const std::string& file, const std::string& message) {
+  return message.find(file) == std::string::npos ? file + ": " + message : message;
+}
+
+std::string run_file_problem(const std::string& path) {
+  try {
+    read_finished_run(path);
+    return "";
+  } catch (const UserError& e) {
+    return e.what();
+  }
+}
+
+std::optional<io::StoredRun> read_complete_run(const std::string& file) {
+  try {
+    return read_finished_run(file);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "fedbench: skipped: %s\n", naming(file, e.what()).c_str());
+    return std::nullopt;
+  }
+}
+
+std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files) {
+  std::vector<io::StoredRun> runs;
+  runs.reserve(files.size());
+  for (const auto& file : files)
+    if (auto run = read_complete_run(file)) runs.push_back(std::move(*run));
+  return runs;
+}
+
 RunState ResultsStore::state(const std::string& id) const {
   std::error_code ec;
-  if (fs::exists(run_file(id), ec)) return RunState::done;
+  if (fs::exists(run_file(id), ec))
+    return run_file_problem(run_file(id)).empty() ? RunState::done : RunState::corrupt;
   if (fs::exists(run_file(id) + ".part", ec)) return RunState::partial;
   return RunState::fresh;
+}
+
+std::string ResultsStore::set_aside(const std::string& id) const {
+  const std::string why = run_file_problem(run_file(id));
+  std::error_code ec;
+  fs::rename(run_file(id), run_file(id) + ".corrupt", ec);
+  if (ec) throw WriteError("cannot move " + run_file(id) + " aside: " + ec.message());
+  return why;
 }
 
 void ResultsStore::ensure_exists() const {
@@ -44,13 +100,16 @@ std::vector<std::string> ResultsStore::finished_files() const {
 }
 
 void ResultsStore::write_manifest() const {
+  const DirectoryLock lock(dir_);  // one writer at a time; the last one sees every run
   const std::string path = dir_ + "/manifest.tsv", tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
     out << "id\tstatus\tstop_reason\trounds\tproblem\tproblem_params\tsolver\tsolver_params\tseed"
            "\tfile\n";
     for (const auto& file : finished_files()) {
-      const io::StoredRun r = io::read_trajectory(file);
+      const auto run = read_complete_run(file);
+      if (!run) continue;
+      const io::StoredRun& r = *run;
       auto params = [](const std::map<std::string, std::string>& m) {
         std::string s;
         for (const auto& [k, v] : m) s += (s.empty() ? "" : " ") + k + "=" + v;
@@ -63,9 +122,16 @@ void ResultsStore::write_manifest() const {
           << params(r.solver_params) << '\t' << static_cast<unsigned long long>(r.numbers.at("seed"))
           << '\t' << "runs/" << id << ".h5\n";
     }
-    if (!out) throw UserError("cannot write " + tmp + " (disk full?)");
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw WriteError("cannot write " + tmp + ": the disk is full or not writable");
+    }
   }
-  fs::rename(tmp, path);
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw WriteError("cannot write " + path + ": " + ec.message());
 }
 
 }  // namespace fedbench::suite

@@ -1,12 +1,17 @@
 // A results directory: one HDF5 file per run, runs/<id>.h5 (written as .part, renamed when
-// complete), and manifest.tsv listing every finished run on disk with its status.
+// complete), and manifest.tsv listing every finished run on disk with its status. A file under
+// a final name is trusted only after it has been read back whole: one that does not read (cut
+// short, overwritten, planted) is `corrupt`, set aside by the runner and run again.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/trajectory_file.hpp"
+
 namespace fedbench::suite {
 
-enum class RunState { fresh, partial, done };
+enum class RunState { fresh, partial, done, corrupt };
 std::string to_string(RunState s);
 
 class ResultsStore {
@@ -14,17 +19,35 @@ class ResultsStore {
   explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
   std::string run_file(const std::string& id) const { return dir_ + "/runs/" + id + ".h5"; }
-  //! done: the final file exists (complete by construction); partial: only a .part exists.
+  //! done: the final file reads back as a finished run; corrupt: it exists but does not;
+  //! partial: only a .part exists (a run that was stopped).
   RunState state(const std::string& id) const;
+  //! Moves a corrupt run file to runs/<id>.h5.corrupt (kept for inspection); returns why it
+  //! was corrupt.
+  std::string set_aside(const std::string& id) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
   //! Every finished run file under dir/runs, sorted by id.
   std::vector<std::string> finished_files() const;
-  //! Rewrites dir/manifest.tsv from the files on disk (atomically: temp file + rename).
+  //! Rewrites dir/manifest.tsv from the files on disk (atomically: temp file + rename, under a
+  //! lock on the directory so that concurrent processes never interleave). Corrupt files are
+  //! left out and reported on stderr.
   void write_manifest() const;
 
  private:
   std::string dir_;
 };
+
+//! `message` if it names `file`, else "FILE: message".
+std::string naming(const std::string& file, const std::string& message);
+//! Why `path` is not a complete run file ("" when it is one): it must read back whole and
+//! carry a final status.
+std::string run_file_problem(const std::string& path);
+//! The run in `file` if it is complete; otherwise reports it on stderr ("fedbench: skipped
+//! FILE: why") and gives nothing.
+std::optional<io::StoredRun> read_complete_run(const std::string& file);
+//! Reads every file that is a complete run; each other one is reported on stderr
+//! ("fedbench: skipped FILE: why") and left out.
+std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files);
 
 }  // namespace fedbench::suite

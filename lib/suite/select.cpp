@@ -91,10 +91,13 @@ std::string problem_block(const std::string& config) {
 
 std::string recorded_primary_metric(const std::string& results_dir) {
   const auto files = ResultsStore(results_dir).finished_files();
-  if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
-  const io::StoredRun run = io::read_trajectory(files.front());
-  const auto it = run.text.find("primary_metric");
-  return it == run.text.end() || it->second.empty() ? "rel_error" : it->second;
+  for (const auto& f : files) {
+    const auto run = read_complete_run(f);
+    if (!run) continue;
+    const auto it = run->text.find("primary_metric");
+    return it == run->text.end() || it->second.empty() ? "rel_error" : it->second;
+  }
+  throw UserError("no finished runs under " + results_dir + "/runs");
 }
 
 Selection select_best(const std::string& results_dir, const SelectCriterion& criterion) {
@@ -105,7 +108,9 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
   bool direction_known = criterion.maximize.has_value();
   s.maximize = criterion.maximize.value_or(false);
   for (const auto& f : files) {
-    const io::StoredRun run = io::read_trajectory(f);
+    const auto stored = read_complete_run(f);  // a corrupt file is reported and left out
+    if (!stored) continue;
+    const io::StoredRun& run = *stored;
     if (!run.columns.count(criterion.metric))
       throw UserError(f + " has no metric '" + criterion.metric + "'; columns: " +
                       join(run.column_names, ", "));

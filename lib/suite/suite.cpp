@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <limits>
 #include <set>
 
 #include "core/error.hpp"
@@ -192,20 +194,31 @@ double cost_of(const RunRequest& r) {
 
 }  // namespace
 
-std::string identity_text(const RunRequest& request) {
+namespace {
+
+// The identity text of a run whose parameters are already resolved.
+std::string identity_of(const RunRequest& request, const ParamMap& problem_params,
+                        const ParamMap& solver_params) {
   const auto& problem = problem_registry().get(request.problem);
   const auto& solver = solver_registry().get(request.solver);
   RunConfig c;
   c.problem = request.problem;
-  c.problem_params = problem.resolved(request.problem_params);
+  c.problem_params = problem_params;
   c.solver = request.solver;
-  c.solver_params = solver.resolved(request.solver_params);
+  c.solver_params = solver_params;
   c.participation = request.participation;
   c.seed = request.seed;
   c.budget = request.budget;
   c.eval = request.eval;
   return c.to_text() + "versions:\n  problem: " + std::to_string(problem.version) +
          "\n  solver: " + std::to_string(solver.version) + "\n";
+}
+
+}  // namespace
+
+std::string identity_text(const RunRequest& request) {
+  return identity_of(request, problem_registry().get(request.problem).resolved(request.problem_params),
+                     solver_registry().get(request.solver).resolved(request.solver_params));
 }
 
 std::string run_id(const std::string& text) {
@@ -233,6 +246,18 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
                           ? (root["results"] ? scalar(root["results"], path, "results")
                                              : "results/" + suite.name)
                           : overrides.results_dir;
+  // A suite file (perhaps someone else's) writes only below the working directory; a
+  // directory elsewhere must come from the user's own command line.
+  if (overrides.results_dir.empty()) {
+    const std::filesystem::path dir(suite.results_dir);
+    const bool escapes = dir.is_absolute() || suite.results_dir.empty() ||
+                         std::any_of(dir.begin(), dir.end(), [](const auto& part) { return part == ".."; });
+    if (escapes)
+      throw UserError(where(path, root["results"] ? root["results"] : root) + "results: '" +
+                      suite.results_dir +
+                      "' is outside the working directory; a suite file may only name a "
+                      "directory below it (pass --results DIR to write elsewhere)");
+  }
 
   std::vector<std::uint64_t> seeds{0};
   if (root["seeds"]) {
@@ -268,7 +293,14 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   if (const auto e = root["eval"]) {
     check_keys(e, {"every", "log"}, path, "eval");
     if (e["every"]) eval.every = whole_number(e["every"], path, "eval every", 1);
-    if (e["log"]) eval.log_points_per_decade = static_cast<int>(whole_number(e["log"], path, "eval log", 1));
+    if (e["log"]) {  // an int: 2^32 would wrap to 0, silently every round
+      const std::int64_t log = whole_number(e["log"], path, "eval log", 1);
+      if (log > std::numeric_limits<int>::max())
+        throw UserError(where(path, e["log"]) + "eval log = " + std::to_string(log) +
+                        " is more than " + std::to_string(std::numeric_limits<int>::max()) +
+                        " points per decade");
+      eval.log_points_per_decade = static_cast<int>(log);
+    }
   }
   std::vector<Participation> participations{Participation{}};
   if (root["participation"]) participations = read_participations(root["participation"], path);
@@ -289,11 +321,16 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   if (total > kMaxSuiteRuns)
     throw UserError(path + ": the suite expands to " + format_real(total) + " runs; a suite may have at most " +
                     std::to_string(static_cast<long long>(kMaxSuiteRuns)) + " (split it into several suites)");
+  // Each point is resolved once, not once per run: grids crossed with seeds repeat them, and
+  // a suite near the limit would spend minutes resolving the same parameters.
   std::set<std::string> seen;
-  for (const auto& pe : problems)
-    for (const auto& pp : pe.points)
+  for (const auto& pe : problems) {
+    const EvalSchedule run_eval = root["eval"] ? eval : default_eval_schedule(pe.name);
+    for (const auto& pp : pe.points) {
+      const ParamMap problem_resolved = problem_registry().get(pe.name).resolved(pp);
       for (const auto& se : solvers)
-        for (const auto& sp : se.points)
+        for (const auto& sp : se.points) {
+          const ParamMap solver_resolved = solver_registry().get(se.name).resolved(sp);
           for (const auto& part : se.participations.empty() ? participations : se.participations)
             for (std::uint64_t seed : seeds) {
               SuiteRun run;
@@ -304,14 +341,17 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
               run.request.participation = part;
               run.request.seed = seed;
               run.request.budget = budget;
-              run.request.eval = root["eval"] ? eval : default_eval_schedule(pe.name);
-              run.identity_text = identity_text(run.request);
+              run.request.eval = run_eval;
+              run.identity_text = identity_of(run.request, problem_resolved, solver_resolved);
               run.id = run_id(run.identity_text);
               run.cost = cost_of(run.request);
               run.problem_where = pe.where;
               run.solver_where = se.where;
               if (seen.insert(run.id).second) suite.runs.push_back(std::move(run));
             }
+        }
+    }
+  }
   if (suite.runs.empty()) throw UserError(path + ": the suite expands to no runs");
   return suite;
 }

@@ -17,6 +17,7 @@
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
 #include "suite/results_store.hpp"
+#include "suite/run_claim.hpp"
 
 namespace fedbench::suite {
 
@@ -122,8 +123,12 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   std::vector<std::size_t> todo;
   long long cached = 0;
   for (std::size_t i = 0; i < suite.runs.size(); ++i) {
-    if (!options.force && store.state(suite.runs[i].id) == RunState::done) ++cached;
-    else todo.push_back(i);
+    if (!options.force && store.state(suite.runs[i].id) == RunState::done) {
+      ++cached;
+      RunClaim::remove_stale(store.dir(), suite.runs[i].id);
+    } else {
+      todo.push_back(i);
+    }
   }
   std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
     return suite.runs[a].cost > suite.runs[b].cost;  // longest first
@@ -143,45 +148,94 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once
   Progress progress(static_cast<int>(mine.size()) + shown_cached, shown_cached, options.quiet,
                     mpi.rank());
-  std::atomic<std::size_t> next{0};
-  std::atomic<long long> diverged{0}, failed{0}, finished{0};
-  auto worker = [&] {
-    for (std::size_t k = next++; k < mine.size(); k = next++) {
-      const SuiteRun& run = suite.runs[mine[k]];
-      progress.started();
-      std::string status = "error";
-      LastMetric last;
-      try {
-        const auto writer = io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id));
-        TeeSink tee({&last, writer.get()});
-        prepared[mine[k]].mpi_ranks = mpi.size();
-        const RunSummary s = execute(prepared[mine[k]], threads_per_run, tee, options.command_line);
-        status = s.status();
-        if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
-      } catch (const std::exception& e) {
-        progress.message("fedbench: " + describe(run) + ": " + e.what());
-      }
-      if (status == "diverged") ++diverged;
-      if (status == "error") ++failed;
-      ++finished;
-      progress.finished(status, last.name, last.value, last.maximize);
+  std::atomic<long long> diverged{0}, failed{0}, finished{0}, finished_elsewhere{0};
+  std::mutex write_error_mutex;
+  std::string write_error;  // the first refused write: no run is started after it
+  std::atomic<bool> stop{false};
+
+  // One run under its claim: skipped if another process finished it meanwhile, a corrupt file
+  // set aside, then run and written.
+  auto run_claimed = [&](std::size_t index, RunClaim& claim) {
+    const SuiteRun& run = suite.runs[index];
+    const RunState state = store.state(run.id);
+    if (!options.force && state == RunState::done) {
+      claim.finished();
+      ++finished_elsewhere;
+      progress.finished_elsewhere();
+      return;
     }
+    if (state == RunState::corrupt) {
+      const std::string file = store.run_file(run.id), why = store.set_aside(run.id);
+      progress.message("fedbench: not a complete run: " + naming(file, why) + "; moved to " +
+                       file + ".corrupt, running it again");
+    }
+    progress.started();
+    std::string status = "error";
+    LastMetric last;
+    try {
+      const auto writer = io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id));
+      TeeSink tee({&last, writer.get()});
+      prepared[index].mpi_ranks = mpi.size();
+      const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
+      status = s.status();
+      if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
+    } catch (const WriteError&) {
+      throw;
+    } catch (const std::exception& e) {
+      progress.message("fedbench: " + describe(run) + ": " + e.what());
+    }
+    claim.finished();
+    if (status == "diverged") ++diverged;
+    if (status == "error") ++failed;
+    ++finished;
+    progress.finished(status, last.name, last.value, last.maximize);
+  };
+  auto guarded = [&](auto&& body) {
+    try {
+      body();
+    } catch (const WriteError& e) {  // the disk refuses: stop starting runs, report once
+      std::lock_guard<std::mutex> lock(write_error_mutex);
+      if (write_error.empty()) write_error = e.what();
+      stop = true;
+    }
+  };
+  // Runs another process holds are taken last, waiting for it: if it dies, they run here.
+  std::mutex held_mutex;
+  std::vector<std::size_t> held_elsewhere;
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < mine.size() && !stop; k = next++)
+      guarded([&] {
+        RunClaim claim(store.dir(), suite.runs[mine[k]].id, RunClaim::Wait::no);
+        if (claim.held()) return run_claimed(mine[k], claim);
+        std::lock_guard<std::mutex> lock(held_mutex);
+        held_elsewhere.push_back(mine[k]);
+      });
   };
   std::vector<std::thread> pool;
   for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  for (std::size_t index : held_elsewhere)
+    if (!stop)
+      guarded([&] {
+        RunClaim claim(store.dir(), suite.runs[index].id, RunClaim::Wait::yes);
+        run_claimed(index, claim);
+      });
   progress.close();
 
   mpi.barrier();
+  const long long write_failures = mpi.sum(static_cast<long long>(!write_error.empty()));
+  if (mpi.rank() == 0) guarded([&] { store.write_manifest(); });
+  mpi.barrier();
   SuiteTotals totals;
   totals.total = static_cast<long long>(suite.runs.size());
-  totals.cached = cached;
+  totals.cached = cached + mpi.sum(finished_elsewhere);
   totals.finished = mpi.sum(finished);
+  totals.write_error = write_error;
+  totals.write_failures = write_failures;
   totals.diverged = mpi.sum(diverged);
   totals.failed = mpi.sum(failed);
-  if (mpi.rank() == 0) store.write_manifest();
-  mpi.barrier();
   return totals;
 }
 

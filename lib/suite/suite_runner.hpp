@@ -1,7 +1,9 @@
 // Runs a suite: validates every run before the first starts, skips finished runs (unless
 // forced), runs the rest longest first on a pool of `jobs` workers (and, under mpirun, spread
 // over the ranks), writes one file per run and the manifest. A run that diverges or throws is
-// stored with its status and the suite goes on.
+// stored with its status and the suite goes on. Each run is claimed first (run_claim.hpp), so
+// processes sharing a results directory never write the same run; a refused write (disk
+// full, read-only) stops the suite after the runs in progress.
 #pragma once
 #include <string>
 
@@ -19,6 +21,8 @@ struct SuiteOptions {
 
 struct SuiteTotals {
   long long total = 0, cached = 0, finished = 0, diverged = 0, failed = 0;
+  std::string write_error;       //!< this process's first refused write ("" if none)
+  long long write_failures = 0;  //!< processes (ranks) whose writes were refused
 };
 
 //! Checks every run (names, parameters, compatibility, theory constants) without running it.

@@ -34,11 +34,14 @@
 // Metrics: test accuracy and loss of y*(x) (Newton from the model's y), test accuracy of y.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
+#include "problems/common/exp_cache.hpp"
 #include "problems/common/softmax_rows.hpp"
 
 namespace fedbench::problems {
@@ -124,55 +127,29 @@ class HyperLogreg : public BilevelProblem {
     out.setZero();  // f has no x in eq. (12), so the u_1 recursion of eq. (5) is 0
   }
   void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    out.setZero();
-    const Index n = for_each_row(data_.validation[i], s, [&](Index row) { add_loss_gradient(row, y_of(z), out); });
-    out /= static_cast<double>(n);
+    by_columns([&](auto C) { mean_loss_gradient<decltype(C)::value>(data_.validation[i], s, y_of(z), out); });
   }
   void do_lower_grad_x(int, std::span<const Index>, const Vec& z, Vec& out) const override {
     const double* y = y_of(z);
+    const double* ex = exp_x(z);
     out.setZero();
     for (Index q = 0; q < d_; ++q) {  // grad_x R = (1/(cd)) e^x . rowsumsq(y); data-free
       double sq = 0;
       for (Index k = 0; k < columns_; ++k) sq += y[q * columns_ + k] * y[q * columns_ + k];
-      out(hp(q)) += reg_scale_ * std::exp(z(hp(q))) * sq;
+      out(hp(q)) += reg_scale_ * ex[hp(q)] * sq;
     }
   }
   void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
-    out.setZero();
-    const double* y = y_of(z);
-    const Index n = for_each_row(data_.train[i], s, [&](Index row) { add_loss_gradient(row, y, out); });
-    out /= static_cast<double>(n);
-    for (Index q = 0; q < d_; ++q) {  // grad_y R = (2/(cd)) diag(e^x) y
-      const double w = 2 * reg_scale_ * std::exp(z(hp(q)));
-      for (Index k = 0; k < columns_; ++k) out(q * columns_ + k) += w * y[q * columns_ + k];
-    }
+    by_columns([&](auto C) {
+      mean_loss_gradient<decltype(C)::value>(data_.train[i], s, y_of(z), out);
+      add_regularizer_product<decltype(C)::value>(z, y_of(z), out);  // grad_y R
+    });
   }
   void do_lower_hvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const override {
-    out.setZero();
-    Scratch& sc = scratch(classes_);
-    const auto add_row = [&](Index row, const double* prob) {
-      // grad^2 CE[V] = a (pi . V^T a - pi (pi^T V^T a))^T on the free columns (our derivation)
-      row_logits(row, v.data(), sc.direction.data());
-      double mean = 0;
-      for (Index c = 0; c < classes_; ++c) mean += prob[c] * sc.direction[c];
-      for (Index c = 0; c < classes_; ++c) sc.direction[c] = prob[c] * (sc.direction[c] - mean);
-      add_row_outer(row, sc.direction.data(), out);
-    };
-    const auto& rows = data_.train[i];
-    if (s.empty()) {
-      const double* prob = full_batch_probabilities(i, z);
-      for (std::size_t j = 0; j < rows.size(); ++j) add_row(rows[j], prob + j * static_cast<std::size_t>(classes_));
-    } else {
-      for (Index j : s) {
-        row_loss(rows[j], y_of(z), sc.prob.data());
-        add_row(rows[j], sc.prob.data());
-      }
-    }
-    out /= static_cast<double>(s.empty() ? rows.size() : s.size());
-    for (Index q = 0; q < d_; ++q) {
-      const double w = 2 * reg_scale_ * std::exp(z(hp(q)));
-      for (Index k = 0; k < columns_; ++k) out(q * columns_ + k) += w * v(q * columns_ + k);
-    }
+    by_columns([&](auto C) {
+      mean_loss_hvp<decltype(C)::value>(i, s, z, v, out);
+      add_regularizer_product<decltype(C)::value>(z, v.data(), out);
+    });
   }
   bool lower_hessian(const Vec& z, Mat& hessian) const override {
     // Worth it when a row's outer product (nnz^2 c^2 terms) costs less than about twenty
@@ -246,17 +223,18 @@ class HyperLogreg : public BilevelProblem {
   void do_lower_jvp(int, std::span<const Index>, const Vec& z, const Vec& v, Vec& out) const override {
     const double* y = y_of(z);
     out.setZero();
+    const double* ex = exp_x(z);
     for (Index q = 0; q < d_; ++q) {  // grad^2_xy R[V] = (2/(cd)) e^x . rowsum(y . V)
       double dot = 0;
       for (Index k = 0; k < columns_; ++k) dot += y[q * columns_ + k] * v(q * columns_ + k);
-      out(hp(q)) += 2 * reg_scale_ * std::exp(z(hp(q))) * dot;
+      out(hp(q)) += 2 * reg_scale_ * ex[hp(q)] * dot;
     }
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
     return mean_loss(data_.validation[i], s, y_of(z));
   }
   double do_lower_value_and_grad_y(int i, const Vec& z, Vec& grad) const override {
-    // The row work of mean_loss and add_loss_gradient done once: the same operations in the
+    // The row work of mean_loss and mean_loss_gradient done once: the same operations in the
     // same order, so the same bits as do_lower_value and do_lower_grad_y.
     const double* y = y_of(z);
     double* prob = scratch(classes_).prob.data();
@@ -285,11 +263,12 @@ class HyperLogreg : public BilevelProblem {
   }
   double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
     const double* y = y_of(z);
+    const double* ex = exp_x(z);
     double reg = 0;
     for (Index q = 0; q < d_; ++q) {
       double sq = 0;
       for (Index k = 0; k < columns_; ++k) sq += y[q * columns_ + k] * y[q * columns_ + k];
-      reg += std::exp(z(hp(q))) * sq;
+      reg += ex[hp(q)] * sq;
     }
     return mean_loss(data_.train[i], s, y) + reg_scale_ * reg;
   }
@@ -337,9 +316,34 @@ class HyperLogreg : public BilevelProblem {
     return s;
   }
   const double* y_of(const Vec& z) const { return z.data() + dim_x(); }
+  //! e^{x_q} of z's x, shared by the lower-level oracles at one x (exp_cache.hpp).
+  const double* exp_x(const Vec& z) const { return exp_cache_.at(z.data(), dim_x()); }
   Index label(Index row) const { return static_cast<Index>(data_.labels[row]); }
+
+  // The row kernels take the model's shape C: 1 (logistic) or 2 (binary softmax) fixed at
+  // compile time, both with two classes, or 0 for columns_ and classes_ read at run time.
+  // Fixed sizes unroll the inner loops; the operations and their order are the same.
+  template <Index C> Index columns() const { return C == 0 ? columns_ : C; }
+  template <Index C> Index classes() const { return C == 0 ? classes_ : 2; }
   //! Class of the model's first column (1 for logistic: class 0's logit is fixed at 0).
-  Index first_free() const { return classes_ - columns_; }
+  template <Index C = 0> Index first_free() const { return classes<C>() - columns<C>(); }
+  //! f(std::integral_constant<Index, C>{}) with this model's C.
+  template <class F>
+  void by_columns(F&& f) const {
+    if (classes_ == 2 && columns_ == 2) f(std::integral_constant<Index, 2>{});
+    else if (classes_ == 2 && columns_ == 1) f(std::integral_constant<Index, 1>{});
+    else f(std::integral_constant<Index, 0>{});
+  }
+  //! Class-sized work arrays: `stack` (4 entries) when the shape is fixed, else per thread.
+  template <Index C>
+  std::pair<double*, double*> work(double* stack) const {
+    if constexpr (C != 0) {
+      return {stack, stack + 2};
+    } else {
+      Scratch& sc = scratch(classes_);
+      return {sc.prob.data(), sc.direction.data()};
+    }
+  }
 
   //! Softmax probabilities of client i's training rows at z (rows x c), kept per thread.
   const double* full_batch_probabilities(int i, const Vec& z) const {
@@ -350,24 +354,28 @@ class HyperLogreg : public BilevelProblem {
     }).data();
   }
 
-  // Row kernels on raw arrays: the hot path of every oracle (c is small, often 2).
+  // Row kernels on raw arrays: the hot path of every oracle.
   //! logits[c] = (w^T a)_c of a row for a y-shaped w (0 for a fixed reference class).
+  template <Index C = 0>
   void row_logits(Index row, const double* w, double* logits) const {
-    std::fill(logits, logits + classes_, 0.0);
-    double* __restrict free = logits + first_free();
+    const Index c = columns<C>();
+    std::fill(logits, logits + classes<C>(), 0.0);
+    double* __restrict free = logits + first_free<C>();
     for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) {
       const double a = data_.X.val[e];
-      const double* __restrict wq = w + Index{data_.X.col[e]} * columns_;
-      for (Index k = 0; k < columns_; ++k) free[k] += a * wq[k];
+      const double* __restrict wq = w + Index{data_.X.col[e]} * c;
+      for (Index k = 0; k < c; ++k) free[k] += a * wq[k];
     }
   }
   //! out += a r^T of a row on the free columns (r indexed by class).
+  template <Index C = 0>
   void add_row_outer(Index row, const double* r, Vec& out) const {
-    const double* free = r + first_free();
+    const Index c = columns<C>();
+    const double* free = r + first_free<C>();
     for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) {
       const double a = data_.X.val[e];
-      double* oq = out.data() + Index{data_.X.col[e]} * columns_;
-      for (Index k = 0; k < columns_; ++k) oq[k] += a * free[k];
+      double* oq = out.data() + Index{data_.X.col[e]} * c;
+      for (Index k = 0; k < c; ++k) oq[k] += a * free[k];
     }
   }
   //! Softmax probabilities of a row in prob (size c); returns CE at the row's label.
@@ -375,13 +383,62 @@ class HyperLogreg : public BilevelProblem {
     row_logits(row, y, prob);
     return softmax_cross_entropy(prob, classes_, label(row));
   }
+  //! The probabilities alone, the same bits (gradients and HVPs need no log).
+  template <Index C>
+  void row_probabilities(Index row, const double* y, double* prob) const {
+    row_logits<C>(row, y, prob);
+    softmax(prob, classes<C>());
+  }
 
-  //! out += grad_y CE of a row = a (pi - e_b)^T on the free columns.
-  void add_loss_gradient(Index row, const double* y, Vec& out) const {
-    double* prob = scratch(classes_).prob.data();
-    row_loss(row, y, prob);
-    prob[label(row)] -= 1.0;
-    add_row_outer(row, prob, out);
+  //! out = the minibatch mean of grad_y CE = a (pi - e_b)^T on the free columns.
+  template <Index C>
+  void mean_loss_gradient(const std::vector<Index>& rows, std::span<const Index> s, const double* y, Vec& out) const {
+    double stack[4];
+    double* prob = work<C>(stack).first;
+    out.setZero();
+    sum_to_mean(out, for_each_row(rows, s, [&](Index row) {
+                  row_probabilities<C>(row, y, prob);
+                  prob[label(row)] -= 1.0;
+                  add_row_outer<C>(row, prob, out);
+                }));
+  }
+  //! out = the minibatch mean of grad^2 CE[V] = a (pi . V^T a - pi (pi^T V^T a))^T on the free
+  //! columns (our derivation); the full batch reads its probabilities from the cache.
+  template <Index C>
+  void mean_loss_hvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const {
+    double stack[4];
+    const auto buffers = work<C>(stack);
+    double* const prob = buffers.first;  // plain names: clang 14 lambdas cannot capture bindings
+    double* const direction = buffers.second;
+    const auto add_row = [&](Index row, const double* pi) {
+      row_logits<C>(row, v.data(), direction);
+      double mean = 0;
+      for (Index c = 0; c < classes<C>(); ++c) mean += pi[c] * direction[c];
+      for (Index c = 0; c < classes<C>(); ++c) direction[c] = pi[c] * (direction[c] - mean);
+      add_row_outer<C>(row, direction, out);
+    };
+    out.setZero();
+    const auto& rows = data_.train[i];
+    if (s.empty()) {
+      const double* all = full_batch_probabilities(i, z);
+      for (std::size_t j = 0; j < rows.size(); ++j) add_row(rows[j], all + j * static_cast<std::size_t>(classes_));
+    } else {
+      for (Index j : s) {
+        row_probabilities<C>(rows[j], y_of(z), prob);
+        add_row(rows[j], prob);
+      }
+    }
+    sum_to_mean(out, s.empty() ? static_cast<Index>(rows.size()) : static_cast<Index>(s.size()));
+  }
+  //! out += (2/(cd)) diag(e^x) u for a y-shaped u: grad_y R at u = y, grad^2_yy R u at u = v.
+  template <Index C>
+  void add_regularizer_product(const Vec& z, const double* u, Vec& out) const {
+    const double* ex = exp_x(z);
+    const Index c = columns<C>();
+    for (Index q = 0; q < d_; ++q) {
+      const double w = 2 * reg_scale_ * ex[hp(q)];
+      for (Index k = 0; k < c; ++k) out(q * c + k) += w * u[q * c + k];
+    }
   }
 
   double mean_loss(const std::vector<Index>& rows, std::span<const Index> s, const double* y) const {
@@ -419,6 +476,7 @@ class HyperLogreg : public BilevelProblem {
   double x0_ = 0;
   bool scalar_ = false;  // one hyperparameter for every feature
   FullBatchCache<HyperLogreg, std::vector<double>> hessian_cache_;
+  ExpCache<HyperLogreg> exp_cache_;
 };
 
 FEDBENCH_REGISTER_PROBLEM(HyperLogreg, "hyper-logreg",

@@ -12,16 +12,31 @@
 
 namespace fedbench::problems {
 
+//! Turns logits[0..c) into softmax probabilities in place, shifted by the largest logit `top`;
+//! returns their normaliser sum exp(logits - top). The largest logit's term is exp(0), exactly
+//! 1, so it skips the call (the same bits, one exp fewer per row).
+inline double softmax_with_top(double* logits, Index classes, double top) {
+  double norm = 0;
+  for (Index c = 0; c < classes; ++c) {
+    const double shifted = logits[c] - top;
+    norm += (logits[c] = shifted == 0 ? 1.0 : std::exp(shifted));
+  }
+  const double inverse = 1.0 / norm;
+  for (Index c = 0; c < classes; ++c) logits[c] *= inverse;
+  return norm;
+}
+
 //! Turns logits[0..c) into softmax probabilities in place; returns the cross-entropy at
 //! class `label`, log sum exp(logits) - logits[label], shifted by the largest logit.
 inline double softmax_cross_entropy(double* logits, Index classes, Index label) {
   const double label_logit = logits[label];
   const double top = *std::max_element(logits, logits + classes);
-  double norm = 0;
-  for (Index c = 0; c < classes; ++c) norm += (logits[c] = std::exp(logits[c] - top));
-  const double inverse = 1.0 / norm;
-  for (Index c = 0; c < classes; ++c) logits[c] *= inverse;
-  return top + std::log(norm) - label_logit;
+  return top + std::log(softmax_with_top(logits, classes, top)) - label_logit;
+}
+
+//! The probabilities alone, as softmax_cross_entropy leaves them (gradients need no log).
+inline void softmax(double* logits, Index classes) {
+  softmax_with_top(logits, classes, *std::max_element(logits, logits + classes));
 }
 
 //! Per-thread, per-client payload computed at one point z, refilled when z (or the owning

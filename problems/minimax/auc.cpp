@@ -125,8 +125,7 @@ class Auc : public MinimaxProblem {
  protected:
   void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override {
     out.setZero();
-    const Index n = for_each_row(clients_[client], samples, [&](Index row) { add_sample(row, z, out); });
-    out /= static_cast<double>(n);
+    sum_to_mean(out, for_each_row(clients_[client], samples, [&](Index row) { add_sample(row, z, out); }));
     if (l2_ > 0) out.head(p_) += l2_ * z.head(p_);
   }
 

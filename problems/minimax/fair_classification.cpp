@@ -137,7 +137,7 @@ class FairClassification : public MinimaxProblem {
       }
       out(C_ * (d_ + 1) + c) -= loss / prior_[c];  // -grad_y
     };
-    out /= static_cast<double>(for_each_row(rows, samples, add));
+    sum_to_mean(out, for_each_row(rows, samples, add));
     add_regularizer_gradient(z, out);
   }
 

@@ -42,6 +42,48 @@ expect_ok() {  # expect_ok 'grep pattern' cmd...
   fi
 }
 
+same_columns() {  # same_columns DIR_A DIR_B: every run file, every column but wall_time
+  checks=$((checks + 1))
+  if ! "$python" - "$1" "$2" <<'PY'
+import os, sys, h5py, numpy as np
+a_dir, b_dir = sys.argv[1] + "/runs", sys.argv[2] + "/runs"
+names = sorted(os.listdir(a_dir))
+if names != sorted(os.listdir(b_dir)) or not names:
+    sys.exit(f"different run files in {a_dir} and {b_dir}")
+for n in names:
+    with h5py.File(f"{a_dir}/{n}") as a, h5py.File(f"{b_dir}/{n}") as b:
+        if a.attrs["config"] != b.attrs["config"] or a.attrs["status"] != b.attrs["status"]:
+            sys.exit(f"{n}: configuration or status differs")
+        for c in a["trajectory"]:
+            if c not in ("wall_time", "eval_time") and not np.array_equal(a["trajectory"][c][()], b["trajectory"][c][()], equal_nan=True):
+                sys.exit(f"{n}: column {c} differs")
+PY
+  then failures=$((failures + 1)); echo "FAIL: runs in $1 and $2 differ"; fi
+}
+
+results_intact() {  # results_intact DIR: every final file reads whole, no .part left, and
+  # manifest.tsv lists exactly the files under runs/ with their recorded status
+  checks=$((checks + 1))
+  if ! "$python" - "$1" <<'PY'
+import csv, os, sys, h5py
+d = sys.argv[1]
+files = sorted(n[:-3] for n in os.listdir(d + "/runs") if n.endswith(".h5"))
+parts = [n for n in os.listdir(d + "/runs") if n.endswith(".part")]
+if parts:
+    sys.exit(f"partial files left: {parts}")
+rows = {r["id"]: r for r in csv.DictReader(open(d + "/manifest.tsv"), delimiter="\t")}
+if sorted(rows) != files:
+    sys.exit(f"manifest lists {len(rows)} runs, runs/ holds {len(files)}")
+for id in files:
+    with h5py.File(f"{d}/runs/{id}.h5") as f:
+        for c in f["trajectory"]:
+            f["trajectory"][c][()]
+        if f.attrs["status"] != rows[id]["status"] or f.attrs["status"] == "running":
+            sys.exit(f"{id}: status {f.attrs['status']} vs manifest {rows[id]['status']}")
+PY
+  then failures=$((failures + 1)); echo "FAIL: results in $1 are not intact"; fi
+}
+
 finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" = 0 ]

@@ -36,6 +36,30 @@ then failures=$((failures + 1)); echo "FAIL: select disagrees with the independe
 expect_ok "7 runs valid: 0 done, 0 partial, 14 new|14 runs valid: 0 done, 0 partial, 14 new" \
   "$fedbench" plan "$scratch/r/winners.yaml" --results "$scratch/report"
 expect_ok "^seeds: \[7, 8\]" cat "$scratch/r/winners.yaml"
+
+# Several problem configurations: one winners suite per configuration, numbered, for a bare
+# name, a relative path with a directory, and a missing directory (refused, nothing written).
+cat > "$scratch/two-games.yaml" <<'YAML'
+name: two-games
+seeds: [0, 1]
+rounds: 20
+problems:
+  - name: quadratic-game
+    params: {clients: 5, samples: 10, dim: 5, heterogeneity: [0, 1]}
+solvers:
+  - name: gda
+    params: {step_size: [0.01, 0.1]}
+YAML
+"$fedbench" run "$scratch/two-games.yaml" --results "$scratch/two" -q
+mkdir -p "$scratch/w"
+binary=$(realpath "$fedbench")
+expect_ok "winners suite: winners-2.yaml" bash -c "cd '$scratch' && '$binary' select two --at rounds=20 -o winners"
+expect_ok "winners suite: ./w/x-2.yaml" bash -c "cd '$scratch' && '$binary' select two --at rounds=20 -o ./w/x"
+for f in winners-1.yaml winners-2.yaml w/x-1.yaml w/x-2.yaml; do
+  expect_ok "5 runs valid" "$fedbench" plan "$scratch/$f" --results "$scratch/plan-$RANDOM"
+done
+expect_fail 2 "fedbench: cannot write $scratch/nodir/x-1.yaml: directory $scratch/nodir does not exist; create it first" \
+  "$fedbench" select "$scratch/two" --at rounds=20 -o "$scratch/nodir/x"
 expect_ok "area under log10 rel_error over rounds" "$fedbench" select "$scratch/r" --at auc -o "$scratch/w2.yaml"
 expect_fail 2 "fedbench: --at 'round=3' is not one of rounds=R, samples=S, bytes=B or auc" \
   "$fedbench" select "$scratch/r" --at round=3

@@ -23,24 +23,6 @@ if command -v mpirun >/dev/null; then
     "$fedbench" run $smoke --results "$scratch/mpi" --jobs 1
 fi
 
-same_columns() {  # same_columns DIR_A DIR_B: every run file, every column but wall_time
-  checks=$((checks + 1))
-  if ! "$python" - "$1" "$2" <<'PY'
-import os, sys, h5py, numpy as np
-a_dir, b_dir = sys.argv[1] + "/runs", sys.argv[2] + "/runs"
-names = sorted(os.listdir(a_dir))
-if names != sorted(os.listdir(b_dir)) or not names:
-    sys.exit(f"different run files in {a_dir} and {b_dir}")
-for n in names:
-    with h5py.File(f"{a_dir}/{n}") as a, h5py.File(f"{b_dir}/{n}") as b:
-        if a.attrs["config"] != b.attrs["config"] or a.attrs["status"] != b.attrs["status"]:
-            sys.exit(f"{n}: configuration or status differs")
-        for c in a["trajectory"]:
-            if c not in ("wall_time", "eval_time") and not np.array_equal(a["trajectory"][c][()], b["trajectory"][c][()], equal_nan=True):
-                sys.exit(f"{n}: column {c} differs")
-PY
-  then failures=$((failures + 1)); echo "FAIL: runs in $1 and $2 differ"; fi
-}
 same_columns "$scratch/j1" "$scratch/j2"
 [ -d "$scratch/mpi" ] && same_columns "$scratch/j1" "$scratch/mpi"
 

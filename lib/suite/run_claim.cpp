@@ -1,0 +1,89 @@
+#include "suite/run_claim.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "core/error.hpp"
+
+namespace fedbench::suite {
+
+namespace {
+
+std::string system_reason(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+// flock, retried when a signal interrupts a blocking wait.
+int lock(int fd, int operation) {
+  int rc = 0;
+  do rc = ::flock(fd, operation);
+  while (rc != 0 && errno == EINTR);
+  return rc;
+}
+
+}  // namespace
+
+RunClaim::RunClaim(const std::string& results_dir, const std::string& id, Wait wait)
+    : path_(results_dir + "/runs/" + id + ".lock") {
+  for (;;) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw WriteError("cannot create " + path_ + ": " + system_reason(errno));
+    if (lock(fd_, LOCK_EX | (wait == Wait::no ? LOCK_NB : 0)) != 0) {
+      const int err = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (err != EWOULDBLOCK) throw WriteError("cannot lock " + path_ + ": " + system_reason(err));
+      return;  // another process holds it
+    }
+    // The holder may have deleted the file while we waited: then our lock is on a file no
+    // longer under this name, and another process may lock the new one. Start over.
+    struct stat locked {}, named {};
+    if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &named) == 0 &&
+        locked.st_ino == named.st_ino && locked.st_dev == named.st_dev)
+      return;
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+RunClaim::~RunClaim() {
+  if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+}
+
+void RunClaim::finished() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());
+  ::close(fd_);
+  fd_ = -1;
+}
+
+void RunClaim::remove_stale(const std::string& results_dir, const std::string& id) {
+  struct stat st {};
+  if (::stat((results_dir + "/runs/" + id + ".lock").c_str(), &st) != 0) return;
+  try {
+    RunClaim claim(results_dir, id, Wait::no);
+    claim.finished();
+  } catch (const WriteError&) {
+    // a read-only directory: the stale file stays, harmless
+  }
+}
+
+DirectoryLock::DirectoryLock(const std::string& dir) {
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw WriteError("cannot open " + dir + ": " + system_reason(errno));
+  if (lock(fd_, LOCK_EX) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw WriteError("cannot lock " + dir + ": " + system_reason(err));
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+}  // namespace fedbench::suite

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Faults around suites and run files: a full disk and a read-only directory give one line and
+# exit 1 with every file under a final name complete; corrupt or planted run files are
+# detected (plan, export, select) and rerun, never trusted; two processes share one results
+# directory without losing or duplicating a run; a suite file cannot write outside the
+# working directory; a writer never deletes a .part it did not create.
+source "$(dirname "$0")/lib.bash"
+here=$(dirname "$0")
+long=$here/suites/long.yaml
+
+# Reference: the suite uninterrupted.
+expect_ok "12 finished now" "$fedbench" run "$long" --results "$scratch/whole" --jobs 2
+
+# Small file systems need mount (root here; CI runs as root). Without it these checks are
+# skipped, loudly.
+mounts=()
+cleanup() { for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done; }
+trap cleanup EXIT
+mount_tmpfs() {  # mount_tmpfs DIR SIZE
+  mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null && mounts+=("$1")
+}
+
+no_hdf5_noise() {  # no_hdf5_noise FILE: libhdf5's own error stack must not reach the user
+  checks=$((checks + 1))
+  if grep -q "HDF5-DIAG" "$1"; then echo "FAIL: HDF5 diagnostics printed"; failures=$((failures + 1)); fi
+}
+
+if mount_tmpfs "$scratch/full" 300k; then
+  # Disk full in the middle of a suite (room for about five run files), two jobs.
+  rc=0
+  "$fedbench" run "$long" --results "$scratch/full/r" --jobs 2 -q 2>"$scratch/full.err" || rc=$?
+  checks=$((checks + 1))
+  if [ "$rc" != 1 ] || [ "$(wc -l <"$scratch/full.err")" != 1 ] ||
+     ! grep -q "^fedbench: cannot .*No space left on device.*; finished runs are kept, rerun to resume$" "$scratch/full.err"; then
+    echo "FAIL: disk full: exit $rc (want 1), stderr:"; head -n 5 "$scratch/full.err"; failures=$((failures + 1))
+  fi
+  no_hdf5_noise "$scratch/full.err"
+  checks=$((checks + 1))
+  if ls "$scratch/full/r/runs" | grep -q '\.part$'; then echo "FAIL: disk full left a .part"; failures=$((failures + 1)); fi
+  for f in "$scratch"/full/r/runs/*.h5; do
+    expect_ok "status" "$fedbench" show "$f"
+  done
+  # Single runs: HDF5 and CSV output on the full disk.
+  for ext in h5 csv; do
+    expect_fail_like 1 "^fedbench: cannot (create|write) .*/full/one\.$ext\.part: No space left on device$" \
+      "$fedbench" run --problem quadratic-game --solver gda --rounds 20000 -o "$scratch/full/one.$ext"
+    checks=$((checks + 1))
+    if ls "$scratch/full" | grep -q "^one"; then echo "FAIL: a full disk left one.$ext*"; failures=$((failures + 1)); fi
+  done
+  # Room again: the rerun completes the suite with the same results as the uninterrupted one.
+  mount -o remount,size=8m "$scratch/full"
+  expect_ok "12 runs: .* finished now" "$fedbench" run "$long" --results "$scratch/full/r" --jobs 2
+  same_columns "$scratch/full/r" "$scratch/whole"
+  results_intact "$scratch/full/r"
+else
+  echo "SKIP: cannot mount a tmpfs here: disk-full checks not run"
+fi
+
+if mount_tmpfs "$scratch/ro" 1m; then
+  mkdir -p "$scratch/ro/r/runs" && mount -o remount,ro "$scratch/ro"
+  expect_fail_like 1 "^fedbench: cannot create .*/ro/r/runs/[0-9a-f]+\.lock: Read-only file system; finished runs are kept, rerun to resume$" \
+    "$fedbench" run "$long" --results "$scratch/ro/r" -q
+  expect_fail 1 "fedbench: cannot create $scratch/ro/one.h5.part: Read-only file system" \
+    "$fedbench" run --problem quadratic-game --solver gda --rounds 5 -o "$scratch/ro/one.h5"
+  expect_fail 1 "fedbench: cannot write $scratch/ro/one.json.part: Read-only file system" \
+    "$fedbench" run --problem quadratic-game --solver gda --rounds 5 -o "$scratch/ro/one.json"
+else
+  echo "SKIP: cannot mount a tmpfs here: read-only checks not run"
+fi
+
+# Corrupt files under final names: one cut short, one overwritten with noise, one planted
+# that no suite wrote, one whose end was never written (status running).
+cp -r "$scratch/whole" "$scratch/bad"
+files=("$scratch"/bad/runs/*.h5)
+truncate -s 3000 "${files[0]}"
+head -c 5000 /dev/urandom >"${files[1]}"
+head -c 100 /dev/zero >"$scratch/bad/runs/0000000000000000.h5"
+"$python" - "${files[2]}" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    f.attrs["status"] = "running"
+PY
+expect_ok "12 runs valid: 9 done, 0 partial, 0 new, 3 corrupt \(run again\)" \
+  "$fedbench" plan "$long" --results "$scratch/bad"
+# export and select skip a corrupt file, say so, and go on.
+"$fedbench" export "$scratch/bad" --csv -o "$scratch/bad.csv" 2>"$scratch/export.err"
+checks=$((checks + 1))
+if [ "$(grep -c '^fedbench: skipped: ' "$scratch/export.err")" != 4 ] ||
+   [ "$(cut -d, -f1 "$scratch/bad.csv" | sort -u | grep -vc '^id$')" != 9 ]; then
+  echo "FAIL: export over corrupt files:"; cat "$scratch/export.err"; failures=$((failures + 1))
+fi
+expect_ok "proxskip|local-sgda|gda" "$fedbench" select "$scratch/bad" --at rounds=100
+# The run: detected, set aside as .corrupt, rerun; the planted file is not the suite's and stays.
+"$fedbench" run "$long" --results "$scratch/bad" -q 2>"$scratch/bad.err"
+checks=$((checks + 1))
+if [ "$(grep -c 'not a complete run: .*; moved to .*\.corrupt, running it again$' "$scratch/bad.err")" != 3 ]; then
+  echo "FAIL: corrupt files not reported on resume:"; cat "$scratch/bad.err"; failures=$((failures + 1))
+fi
+rm "$scratch/bad/runs/0000000000000000.h5" "$scratch"/bad/runs/*.corrupt
+"$fedbench" run "$long" --results "$scratch/bad" -q 2>/dev/null  # manifest without the planted file
+same_columns "$scratch/bad" "$scratch/whole"
+results_intact "$scratch/bad"
+
+# Two processes on one results directory: each run written once, nothing lost.
+"$fedbench" run "$long" --results "$scratch/shared" --jobs 2 >"$scratch/p1.out" 2>&1 &
+p1=$!
+"$fedbench" run "$long" --results "$scratch/shared" --jobs 2 >"$scratch/p2.out" 2>&1 &
+p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+checks=$((checks + 1))
+n1=$(sed -n 's/.* \([0-9]*\) finished now.*/\1/p' "$scratch/p1.out")
+n2=$(sed -n 's/.* \([0-9]*\) finished now.*/\1/p' "$scratch/p2.out")
+if [ "$rc1" != 0 ] || [ "$rc2" != 0 ] || [ "$((n1 + n2))" != 12 ]; then
+  echo "FAIL: two processes: exits $rc1 $rc2, runs $n1 + $n2 (want 12)"; failures=$((failures + 1))
+fi
+same_columns "$scratch/shared" "$scratch/whole"
+results_intact "$scratch/shared"
+
+# A .part that is not ours (here a directory in the way) is reported and left alone.
+mkdir -p "$scratch/theirs/one.h5.part"
+expect_fail_like 1 "^fedbench: cannot create $scratch/theirs/one.h5.part" \
+  "$fedbench" run --problem quadratic-game --solver gda --rounds 5 -o "$scratch/theirs/one.h5"
+checks=$((checks + 1))
+[ -d "$scratch/theirs/one.h5.part" ] || { echo "FAIL: another writer's .part was deleted"; failures=$((failures + 1)); }
+
+# A suite file writes below the working directory only; --results may point anywhere.
+printf 'name: outside\nresults: %s\nproblems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\n' \
+  "$scratch/elsewhere" >"$scratch/outside.yaml"
+expect_fail 2 "fedbench: $scratch/outside.yaml:2: results: '$scratch/elsewhere' is outside the working directory; a suite file may only name a directory below it (pass --results DIR to write elsewhere)" \
+  "$fedbench" run "$scratch/outside.yaml"
+printf 'name: up\nresults: ../up\nproblems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\n' >"$scratch/up.yaml"
+expect_fail_like 2 "up.yaml:2: results: '../up' is outside the working directory" "$fedbench" plan "$scratch/up.yaml"
+expect_ok "1 finished now" "$fedbench" run "$scratch/outside.yaml" --results "$scratch/elsewhere"
+checks=$((checks + 1))
+[ -e ../up ] && { echo "FAIL: a suite wrote ../up"; failures=$((failures + 1)); }
+finish
