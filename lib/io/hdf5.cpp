@@ -177,9 +177,9 @@ std::vector<unsigned char> file_bytes(const std::string& path) {
   unsigned char block[1 << 16];
   for (std::size_t got; (got = std::fread(block, 1, sizeof block, f)) > 0;)
     bytes.insert(bytes.end(), block, block + got);
-  const bool failed = std::ferror(f) != 0;
+  const int error = std::ferror(f) ? errno : 0;
   std::fclose(f);
-  if (failed) fail("cannot read " + path);
+  if (error) fail("cannot read " + path + ": " + std::strerror(error));
   return bytes;
 }
 
@@ -219,22 +219,27 @@ void check_superblock(const std::string& path, const std::vector<unsigned char>&
 }
 
 // Global heap collections hold the text of every string attribute and carry no checksum.
-// libhdf5 1.10 walks a collection's objects by their sizes: an object that does not advance
-// the walk (free space of size 0) hangs it, and one larger than what is left runs it off the
-// collection. Every collection it could load begins "GCOL", version 1, and lies within the
-// file; each is walked here first, as libhdf5 walks it.
+// libhdf5 1.10 sizes its buffer by a collection's length before it reads (a length past the
+// file asks for up to 2^64 bytes), then walks the objects by their sizes: one that does not
+// advance the walk (free space of size 0) hangs it, one larger than what is left runs it off
+// the collection. Every collection it could load begins "GCOL", version 1 (what libhdf5
+// checks); each is checked here first. Those five bytes by chance in compressed data would
+// be refused too: about once in 10^12 bytes.
 void check_global_heaps(const std::string& path, const std::vector<unsigned char>& bytes) {
   static const unsigned char kCollection[5] = {'G', 'C', 'O', 'L', 1};
   const unsigned char* const end = bytes.data() + bytes.size();
   for (const unsigned char* at = bytes.data();
        (at = std::search(at, end, std::begin(kCollection), std::end(kCollection))) != end; ++at) {
     const std::size_t start = static_cast<std::size_t>(at - bytes.data());
-    if (end - at < 16) break;
+    if (end - at < 16)
+      fail(path + ": corrupt: the HDF5 global heap at byte " + std::to_string(start) +
+           " is cut off by the end of the file");
     const std::uint64_t length = little_endian(at + 8, 8);
-    if (length > static_cast<std::uint64_t>(end - at)) continue;  // libhdf5 cannot load it
     const auto corrupt = [&](const std::string& why) {
       fail(path + ": corrupt: the HDF5 global heap at byte " + std::to_string(start) + " " + why);
     };
+    if (length > static_cast<std::uint64_t>(end - at))
+      corrupt("claims " + std::to_string(length) + " bytes, past the end of the file");
     if (length < 4096) corrupt("is " + std::to_string(length) + " bytes, less than libhdf5's 4096");
     for (std::uint64_t p = 16; p + 16 <= length;) {
       const std::uint64_t index = little_endian(at + p, 2), object = little_endian(at + p + 8, 8);

@@ -130,6 +130,14 @@ TEST_CASE("fuzz regressions: global heaps are walked before libhdf5 loops on the
   CHECK(read_error(looping) == looping + ": corrupt: the HDF5 global heap at byte " +
                                    std::to_string(start) +
                                    " holds an object of 0 bytes at its byte 16 that ends nowhere");
+
+  changed = bytes;  // libhdf5 sized its buffer by the length first: realloc of ~2^64 bytes
+  std::fill(changed.begin() + start + 8, changed.begin() + start + 16, '\xff');
+  const std::string longer = scratch("heap-length.h5");
+  write_bytes(longer, changed);
+  CHECK(read_error(longer) == longer + ": corrupt: the HDF5 global heap at byte " +
+                                  std::to_string(start) +
+                                  " claims 18446744073709551615 bytes, past the end of the file");
 }
 
 TEST_CASE("fuzz regressions: attributes of a run file are single values of the right kind") {
