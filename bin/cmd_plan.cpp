@@ -24,7 +24,7 @@ void print_plan_json(const suite::Suite& s, const suite::ResultsStore& store) {
     const auto& r = s.runs[i];
     std::printf("%s\n  {\"id\": %s, \"state\": %s, \"problem\": %s, \"problem_params\": %s, "
                 "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
-                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(store.state(r.id))).c_str(),
+                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(store.state(r))).c_str(),
                 json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
                 json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
                 json_quote(r.request.participation.to_text()).c_str(),
@@ -69,7 +69,7 @@ std::function<int()> add_plan(CLI::App& app) {
     int counts[4] = {0, 0, 0, 0};
     std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
     for (const auto& run : s.runs) {
-      const suite::RunState st = store.state(run.id);
+      const suite::RunState st = store.state(run);
       ++counts[static_cast<int>(st)];
       std::string params;
       for (const auto& [k, v] : run.request.solver_params) params += k + "=" + v + " ";

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "io/run_file_screen.hpp"
 #include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
 
@@ -16,7 +17,7 @@ std::function<int()> add_show(CLI::App& app) {
   sub->add_option("file", *path, "a trajectory file written by fedbench run -o")->required();
   sub->add_flag("--json", *json, "print the whole run (header, rows, summary) as JSON");
   return [path, json] {
-    const io::StoredRun run = io::read_trajectory(*path);
+    const io::StoredRun run = io::read_trajectory_screened(*path);
     if (!*json) {
       std::cout << io::summarize_trajectory(run);
       return 0;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/run_file_screen.hpp"
 #include "suite/results_store.hpp"
 
 namespace fedbench::suite {
@@ -88,10 +89,10 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
   for (const auto& run : suite.runs) {
     const std::string who = run.id + " (" + run.request.solver + ", seed " +
                             std::to_string(run.request.seed) + ")";
-    const RunState reference_state = reference.state(run.id);
+    const RunState reference_state = reference.state(run);
     if (reference_state == RunState::corrupt) {
       out << "FAIL " << who << ": reference " << reference.run_file(run.id)
-          << " is not a complete run (" << run_file_problem(reference.run_file(run.id))
+          << " is not a complete run (" << run_file_problem(reference.run_file(run.id), run.identity_text)
           << "); rewrite it with --update\n";
       ++totals.failed;
       continue;
@@ -102,8 +103,8 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
       ++totals.failed;
       continue;
     }
-    const io::StoredRun fresh_run = io::read_trajectory(fresh.run_file(run.id));
-    const io::StoredRun reference_run = io::read_trajectory(reference.run_file(run.id));
+    const io::StoredRun fresh_run = io::read_trajectory_screened(fresh.run_file(run.id));
+    const io::StoredRun reference_run = io::read_trajectory_screened(reference.run_file(run.id));
     if (fresh_run.record.header.env.isa != reference_run.record.header.env.isa)
       throw UserError("reference " + reference.run_file(run.id) + " was written by a " +
                       reference_run.record.header.env.isa + " build and this fedbench is a " +

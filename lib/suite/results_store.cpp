@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
 #include "suite/run_claim.hpp"
 
@@ -28,11 +30,29 @@ namespace {
 
 // Reads a run file whole; UserError unless it is a finished run.
 io::StoredRun read_finished_run(const std::string& path) {
-  io::StoredRun run = io::read_trajectory(path);
+  io::StoredRun run = io::read_trajectory_screened(path);
   const auto status = run.text.find("status");
   if (status == run.text.end() || status->second == "running")
     throw UserError(path + ": the run's end was never written");
   return run;
+}
+
+// What a run file's configuration must share with the identity text its name stands for:
+// the problem block, the solver's name and the seed (solver parameters given as presets are
+// resolved to numbers when the run starts, so they differ in form).
+std::string configuration_key(const std::string& text) {
+  std::string key;
+  bool in_problem = true, solver_name_next = false;
+  for (const auto& line : split(text, '\n')) {
+    if (line == "solver:") {
+      in_problem = false;
+      solver_name_next = true;
+      continue;
+    }
+    if (in_problem || solver_name_next || line.rfind("seed:", 0) == 0) key += line + "\n";
+    solver_name_next = false;
+  }
+  return key;
 }
 
 }  // namespace
@@ -41,13 +61,14 @@ std::string naming(const std::string& file, const std::string& message) {
   return message.find(file) == std::string::npos ? file + ": " + message : message;
 }
 
-std::string run_file_problem(const std::string& path) {
-  try {
-    read_finished_run(path);
-    return "";
-  } catch (const UserError& e) {
-    return e.what();
-  }
+std::string run_file_problem(const std::string& path, const std::string& identity_text) {
+  const io::ScreenVerdict verdict = io::screen_run_file(path);
+  if (!verdict.problem.empty()) return verdict.problem;
+  if (verdict.status.empty() || verdict.status == "running") return path + ": the run's end was never written";
+  if (!identity_text.empty() && configuration_key(verdict.config) != configuration_key(identity_text))
+    return path + ": holds another run (its problem, solver or seed is not the one this name "
+                  "stands for)";
+  return "";
 }
 
 std::optional<io::StoredRun> read_complete_run(const std::string& file) {
@@ -67,16 +88,18 @@ std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& fi
   return runs;
 }
 
-RunState ResultsStore::state(const std::string& id) const {
+RunState ResultsStore::state(const SuiteRun& run) const {
+  const std::string file = run_file(run.id);
   std::error_code ec;
-  if (fs::exists(run_file(id), ec))
-    return run_file_problem(run_file(id)).empty() ? RunState::done : RunState::corrupt;
-  if (fs::exists(run_file(id) + ".part", ec)) return RunState::partial;
+  if (fs::exists(file, ec))
+    return run_file_problem(file, run.identity_text).empty() ? RunState::done : RunState::corrupt;
+  if (fs::exists(file + ".part", ec)) return RunState::partial;
   return RunState::fresh;
 }
 
-std::string ResultsStore::set_aside(const std::string& id) const {
-  const std::string why = run_file_problem(run_file(id));
+std::string ResultsStore::set_aside(const SuiteRun& run) const {
+  const std::string& id = run.id;
+  const std::string why = run_file_problem(run_file(id), run.identity_text);
   std::error_code ec;
   fs::rename(run_file(id), run_file(id) + ".corrupt", ec);
   if (ec) throw WriteError("cannot move " + run_file(id) + " aside: " + ec.message());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/trajectory_file.hpp"
+#include "suite/suite.hpp"
 
 namespace fedbench::suite {
 
@@ -19,12 +20,13 @@ class ResultsStore {
   explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
   std::string run_file(const std::string& id) const { return dir_ + "/runs/" + id + ".h5"; }
-  //! done: the final file reads back as a finished run; corrupt: it exists but does not;
-  //! partial: only a .part exists (a run that was stopped).
-  RunState state(const std::string& id) const;
+  //! done: the final file reads back as a finished run of this configuration; corrupt: it
+  //! exists but does not (or holds another run); partial: only a .part exists (a run that was
+  //! stopped).
+  RunState state(const SuiteRun& run) const;
   //! Moves a corrupt run file to runs/<id>.h5.corrupt (kept for inspection); returns why it
   //! was corrupt.
-  std::string set_aside(const std::string& id) const;
+  std::string set_aside(const SuiteRun& run) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
   //! Every finished run file under dir/runs, sorted by id.
@@ -40,9 +42,10 @@ class ResultsStore {
 
 //! `message` if it names `file`, else "FILE: message".
 std::string naming(const std::string& file, const std::string& message);
-//! Why `path` is not a complete run file ("" when it is one): it must read back whole and
-//! carry a final status.
-std::string run_file_problem(const std::string& path);
+//! Why `path` is not a complete run file ("" when it is one): it must read back whole, carry a
+//! final status and, given the identity text of the run it should hold, that run's
+//! configuration.
+std::string run_file_problem(const std::string& path, const std::string& identity_text = "");
 //! The run in `file` if it is complete; otherwise reports it on stderr ("fedbench: skipped
 //! FILE: why") and gives nothing.
 std::optional<io::StoredRun> read_complete_run(const std::string& file);

@@ -123,7 +123,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   std::vector<std::size_t> todo;
   long long cached = 0;
   for (std::size_t i = 0; i < suite.runs.size(); ++i) {
-    if (!options.force && store.state(suite.runs[i].id) == RunState::done) {
+    if (!options.force && store.state(suite.runs[i]) == RunState::done) {
       ++cached;
       RunClaim::remove_stale(store.dir(), suite.runs[i].id);
     } else {
@@ -157,7 +157,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   // set aside, then run and written.
   auto run_claimed = [&](std::size_t index, RunClaim& claim) {
     const SuiteRun& run = suite.runs[index];
-    const RunState state = store.state(run.id);
+    const RunState state = store.state(run);
     if (!options.force && state == RunState::done) {
       claim.finished();
       ++finished_elsewhere;
@@ -165,7 +165,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       return;
     }
     if (state == RunState::corrupt) {
-      const std::string file = store.run_file(run.id), why = store.set_aside(run.id);
+      const std::string file = store.run_file(run.id), why = store.set_aside(run);
       progress.message("fedbench: not a complete run: " + naming(file, why) + "; moved to " +
                        file + ".corrupt, running it again");
     }

@@ -70,7 +70,7 @@ TEST_CASE("suite: a run that throws is stored as an error and the suite goes on"
   CHECK(t.failed == 1);
   const suite::ResultsStore store(s.results_dir);
   for (const auto& run : s.runs) {
-    REQUIRE(store.state(run.id) == suite::RunState::done);
+    REQUIRE(store.state(run) == suite::RunState::done);
     const auto stored = io::read_trajectory(store.run_file(run.id));
     if (run.request.problem == "test-faulty-game") {
       CHECK(stored.text.at("status") == "error");

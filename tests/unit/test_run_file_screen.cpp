@@ -1,0 +1,161 @@
+// The run-file screen: contents cross the socket unchanged (an encoding round trip checked
+// against the in-process reader), a malformed answer is an error and never a crash, and a
+// screen that crashes, stalls or talks nonsense gives one line naming the file. The real
+// screen (fedbench itself) on files that crash libhdf5 is exercised by tests/cli/faults.sh.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/error.hpp"
+#include "engine/runner.hpp"
+#include "io/run_file_contents.hpp"
+#include "io/run_file_screen.hpp"
+#include "suite/results_store.hpp"
+#include "suite/suite.hpp"
+
+using namespace fedbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunRequest small_game(std::uint64_t seed) {
+  RunRequest req;
+  req.problem = "quadratic-game";
+  req.problem_params = {{"clients", "3"}, {"samples", "4"}, {"dim", "2"}};
+  req.solver = "local-sgda";
+  req.seed = seed;
+  req.budget.rounds = 4;
+  return req;
+}
+
+std::string written_run(const std::string& name, const RunRequest& req) {
+  const fs::path dir = fs::temp_directory_path() / "fedbench-test-run-file-screen";
+  fs::create_directories(dir);
+  const std::string path = (dir / name).string();
+  fs::remove(path);
+  PreparedRun run = prepare_run(req);
+  io::Hdf5TrajectoryWriter writer(path);
+  execute(run, 1, writer, "fedbench run (test)");
+  return path;
+}
+
+bool same(const Vec& a, const Vec& b) { return a.size() == b.size() && (a.array() == b.array()).all(); }
+
+// Screens `path` with a stand-in screen given as a shell script.
+std::string screened_by(const std::string& script, const std::string& path, double timeout = 30) {
+  io::screen_run_files_with({"/bin/sh", "-c", script}, timeout);
+  const io::ScreenVerdict verdict = io::screen_run_file(path);
+  io::stop_screening();
+  return verdict.problem;
+}
+
+}  // namespace
+
+TEST_CASE("run-file screen: contents survive the encoding bit for bit") {
+  const std::string path = written_run("roundtrip.h5", small_game(3));
+  io::RunFileContents contents = io::read_run_file_contents(path);
+  contents.run.record.summary.final_y_star = Vec::LinSpaced(3, -1.0, 1.0 / 3.0);  // bilevel runs have one
+  const std::string bytes = io::encode_run_file_contents(contents);
+  const io::RunFileContents back = io::decode_run_file_contents(bytes, path);
+
+  CHECK(back.run.path == contents.run.path);
+  CHECK(back.run.text == contents.run.text);
+  CHECK(back.run.numbers == contents.run.numbers);
+  CHECK(back.run.constants == contents.run.constants);
+  CHECK(back.run.problem_params == contents.run.problem_params);
+  CHECK(back.run.solver_params == contents.run.solver_params);
+  CHECK(back.run.column_names == contents.run.column_names);
+  CHECK(back.run.columns == contents.run.columns);
+  CHECK(back.run.per_client == contents.run.per_client);
+  REQUIRE(back.meta.size() == contents.meta.size());
+  for (const auto& [name, m] : contents.meta) {
+    CHECK(back.meta.at(name).direction == m.direction);
+    CHECK(back.meta.at(name).description == m.description);
+    CHECK(back.meta.at(name).unit == m.unit);
+  }
+  const RunSummary &s = contents.run.record.summary, &t = back.run.record.summary;
+  CHECK(same(s.final_x, t.final_x));
+  CHECK(same(s.final_y, t.final_y));
+  REQUIRE(t.final_y_star.has_value());
+  CHECK(same(*s.final_y_star, *t.final_y_star));
+  CHECK(io::encode_run_file_contents(back) == bytes);
+
+  // Assembled, it is the run the in-process reader gives.
+  contents.run.record.summary.final_y_star.reset();
+  const io::StoredRun direct = io::read_trajectory(path);
+  const io::StoredRun via = io::assemble_run(io::decode_run_file_contents(io::encode_run_file_contents(contents), path));
+  REQUIRE(via.record.rows.size() == direct.record.rows.size());
+  CHECK(via.record.rows.size() == 5);
+  for (std::size_t i = 0; i < via.record.rows.size(); ++i) {
+    CHECK(via.record.rows[i].metrics == direct.record.rows[i].metrics);
+    CHECK(via.record.rows[i].round == direct.record.rows[i].round);
+    CHECK(via.record.rows[i].wall_time == direct.record.rows[i].wall_time);
+  }
+  CHECK(via.record.header.metric_names == direct.record.header.metric_names);
+  CHECK(via.record.summary.reason == direct.record.summary.reason);
+}
+
+TEST_CASE("run-file screen: a cut or padded answer is an error naming the file") {
+  const std::string path = written_run("cut.h5", small_game(4));
+  const std::string bytes = io::encode_run_file_contents(io::read_run_file_contents(path));
+  int refused = 0;
+  for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 16) {
+    try {
+      (void)io::decode_run_file_contents(bytes.substr(0, n), path);
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()) == path + ": the run-file screen sent a malformed answer");
+      ++refused;
+      continue;
+    }
+    FAIL("a cut encoding of " << n << " bytes decoded");
+  }
+  CHECK(refused > 20);
+  CHECK_THROWS_AS(io::decode_run_file_contents(bytes + "x", path), UserError);
+}
+
+TEST_CASE("run-file screen: a screen that crashes, stalls or talks nonsense gives one line") {
+  const std::string path = written_run("screened.h5", small_game(5));
+  CHECK(screened_by("kill -SEGV $$", path) ==
+        path + ": reading it crashed the HDF5 library (signal 11: Segmentation fault); the file is "
+               "damaged or crafted");
+  CHECK(screened_by("exec sleep 20", path, 0.3) ==
+        path + ": reading it did not finish within 0.3 s; the file is damaged or crafted");
+  CHECK(screened_by("printf 'hello, world: no frame'; exec sleep 20", path) ==
+        path + ": the run-file screen /bin/sh gave no answer fedbench understands");
+  CHECK(screened_by("exit 3", path).find("ended with code 3") != std::string::npos);
+
+  // Killed from outside (SIGKILL, as a job kill or the OOM killer would): not the file's
+  // fault, so one new screen is tried; this one then crashes, which is reported.
+  const fs::path marker = fs::temp_directory_path() / "fedbench-test-run-file-screen" / "started-once";
+  fs::remove(marker);
+  const std::string twice = "if [ -e '" + marker.string() + "' ]; then kill -SEGV $$; else touch '" +
+                            marker.string() + "'; kill -KILL $$; fi";
+  CHECK(screened_by(twice, path).find("(signal 11: ") != std::string::npos);
+  CHECK(fs::exists(marker));
+}
+
+TEST_CASE("run-file screen: without one, files are read here; another run's file is refused") {
+  const RunRequest own = small_game(6);
+  const std::string path = written_run("own.h5", own);
+  const io::ScreenVerdict verdict = io::screen_run_file(path);
+  CHECK(verdict.problem.empty());
+  CHECK(verdict.status == "ok");
+  CHECK(verdict.config.find("seed: 6\n") != std::string::npos);
+
+  CHECK(suite::run_file_problem(path, suite::identity_text(own)).empty());
+  RunRequest other_seed = own;
+  other_seed.seed = 7;
+  CHECK(suite::run_file_problem(path, suite::identity_text(other_seed)) ==
+        path + ": holds another run (its problem, solver or seed is not the one this name stands for)");
+  RunRequest other_solver = own;
+  other_solver.solver = "gda";
+  CHECK_FALSE(suite::run_file_problem(path, suite::identity_text(other_solver)).empty());
+  RunRequest other_problem = own;
+  other_problem.problem_params["clients"] = "4";
+  CHECK_FALSE(suite::run_file_problem(path, suite::identity_text(other_problem)).empty());
+  // Solver parameters may be presets resolved at the start: not part of the check.
+  RunRequest other_step = own;
+  other_step.solver_params["step_size"] = "0.125";
+  CHECK(suite::run_file_problem(path, suite::identity_text(other_step)).empty());
+}
