@@ -160,6 +160,12 @@ LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEnc
     throw UserError(path + ": has feature index " + std::to_string(data.max_index) +
                     " but the dataset has " + std::to_string(num_features) + " features");
   data.X.cols = num_features > 0 ? num_features : data.max_index;
+  // The arrays grew by doubling: give back the slack (a quarter of a9a's 5.4 MB on average),
+  // since the data lives as long as every run on it.
+  data.X.row_start.shrink_to_fit();
+  data.X.col.shrink_to_fit();
+  data.X.val.shrink_to_fit();
+  data.labels.shrink_to_fit();
   return data;
 }
 

@@ -43,7 +43,7 @@ if mount_tmpfs "$scratch/full" 300k; then
   # Single runs: HDF5 and CSV output on the full disk.
   for ext in h5 csv; do
     expect_fail_like 1 "^fedbench: cannot (create|write) .*/full/one\.$ext\.part: No space left on device$" \
-      "$fedbench" run --problem quadratic-game --solver gda --rounds 20000 -o "$scratch/full/one.$ext"
+      "$fedbench" run --problem quadratic-game --solver gda --rounds 20000 -q -o "$scratch/full/one.$ext"
     checks=$((checks + 1))
     if ls "$scratch/full" | grep -q "^one"; then echo "FAIL: a full disk left one.$ext*"; failures=$((failures + 1)); fi
   done
