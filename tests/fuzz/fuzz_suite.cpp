@@ -134,7 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& run : s.runs) {
       ++per_solver[run.request.solver];
       printed += run.request.participation.to_text().size() + run.id.size() +
-                 suite::to_string(store.state(run.id)).size();
+                 suite::to_string(store.state(run)).size();
     }
     if (per_solver.empty() || printed == 0) std::abort();  // load_suite promises a run
   });
