@@ -22,12 +22,14 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	bash scripts/fuzz.sh --seconds 5 --skip-without-clang
 
-# libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in build-fuzz, FUZZ_SECONDS each
-# (docs/fuzzing.md); fails on any crash, leak, timeout or out-of-memory.
+# libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in build-fuzz, FUZZ_SECONDS each, or
+# FUZZ_RUNS executions each when set (docs/fuzzing.md); fails on any crash, leak, timeout or
+# out-of-memory.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
 fuzz:
 	bash scripts/install-deps.sh clang libclang-rt-14-dev
-	bash scripts/fuzz.sh --seconds $(FUZZ_SECONDS)
+	bash scripts/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
 # The whole suite under ASan + UBSan (test-asan) or TSan (test-tsan) in build-asan /
 # build-tsan; with CXX=clang++ (CC follows) in build-asan-clang / build-tsan-clang. -O2 with

@@ -4,7 +4,9 @@
 # prints the executions of each and fails if any harness finds a crash, leak, timeout or
 # out-of-memory (the input is kept in build-fuzz/fuzz-work/HARNESS/artifacts). docs/fuzzing.md.
 #
-#   bash scripts/fuzz.sh [--seconds N] [--build DIR] [--skip-without-clang] [HARNESS...]
+#   bash scripts/fuzz.sh [--seconds N | --runs N] [--build DIR] [--skip-without-clang] [HARNESS...]
+#
+# --runs N: each harness runs N executions instead of N seconds.
 #
 # Without HARNESS, every tests/fuzz/fuzz_*.cpp but fuzz_run_file_checksummed (a probe of
 # libhdf5 itself; name it to run it).
@@ -13,20 +15,24 @@
 set -euo pipefail
 
 seconds=60
+runs=
 build=build-fuzz
 skip_without_clang=0
 harnesses=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --skip-without-clang) skip_without_clang=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
 done
 case $seconds in ''|*[!0-9]*) echo "fuzz.sh: --seconds '$seconds' is not a whole number" >&2; exit 2 ;; esac
+case ${runs:-0} in *[!0-9]*) echo "fuzz.sh: --runs '$runs' is not a whole number" >&2; exit 2 ;; esac
+if [ -n "$runs" ]; then budget="$runs runs"; else budget="$seconds s"; fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -75,10 +81,10 @@ for name in "${harnesses[@]}"; do
   mkdir -p "$work/corpus" "$work/artifacts"
   rm -f "$work"/artifacts/*
   cp -n tests/fuzz/corpus/"$name"/* "$work/corpus/" 2>/dev/null || true
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-           -artifact_prefix="$work/artifacts/")
+  options=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/")
+  if [ -n "$runs" ]; then options+=(-runs="$runs"); else options+=(-max_total_time="$seconds"); fi
   [ -f "tests/fuzz/$name.dict" ] && options+=(-dict="tests/fuzz/$name.dict")
-  echo "== $name: ${seconds} s"
+  echo "== $name: $budget"
   rc=0
   # A smaller quarantine than ASan's 256 MB: long runs then stay well inside -rss_limit_mb.
   TMPDIR=$scratch_tmp UBSAN_OPTIONS=print_stacktrace=1 \
@@ -98,6 +104,6 @@ for name in "${harnesses[@]}"; do
   fi
 done
 
-echo "== fuzzing summary (${seconds} s each)"
+echo "== fuzzing summary ($budget each)"
 printf '  %s\n' "${summary[@]}"
 exit $status
