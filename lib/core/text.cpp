@@ -103,6 +103,10 @@ std::string json_quote(const std::string& s) {
   return out + "\"";
 }
 
+std::string naming(const std::string& file, const std::string& message) {
+  return message.find(file) == std::string::npos ? file + ": " + message : message;
+}
+
 std::string json_number(double v) { return std::isfinite(v) ? format_real(v) : "null"; }
 
 }  // namespace fedbench

@@ -8,6 +8,8 @@ namespace fedbench {
 
 //! Shortest text that parses back to exactly the same double (canonical configs, hashing).
 std::string format_real(double v);
+//! `message` if it names `file`, else "FILE: message".
+std::string naming(const std::string& file, const std::string& message);
 //! Parses a whole string as a double; false if anything is left over or it is not a number.
 bool parse_real(std::string_view text, double& out);
 bool parse_int(std::string_view text, long long& out);

@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/run_file_contents.hpp"
 
 extern char** environ;
@@ -29,22 +30,12 @@ namespace {
 // The screen's answer: 'o' and the encoded contents, or 'b' and why the file does not read.
 constexpr char kContents = 'o', kProblem = 'b';
 
-std::string format_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
-
-std::string named(const std::string& path, const std::string& why) {
-  return why.find(path) == std::string::npos ? path + ": " + why : why;
-}
-
 // The file read in this process: the contents, or why not.
 std::variant<RunFileContents, std::string> read_here(const std::string& path) {
   try {
     return read_run_file_contents(path);
   } catch (const UserError& e) {
-    return named(path, e.what());
+    return naming(path, e.what());
   } catch (const std::exception& e) {  // e.g. bad_alloc from sizes libhdf5 believed
     return path + ": cannot be read (" + std::string(e.what()) + ")";
   }
@@ -107,7 +98,7 @@ class Screen {
         }
       }
       if (ended == Ended::stalled)
-        return path + ": reading it did not finish within " + format_seconds(timeout_) +
+        return path + ": reading it did not finish within " + format_real(timeout_) +
                " s; the file is damaged or crafted";
       if (ended == Ended::nonsense)
         return path + ": the run-file screen " + command_[0] + " gave no answer fedbench understands";
@@ -268,7 +259,7 @@ ScreenVerdict screen_run_file(const std::string& path) {
     };
     return {"", text("status"), text("config")};
   } catch (const UserError& e) {
-    return {named(path, e.what()), "", ""};
+    return {naming(path, e.what()), "", ""};
   }
 }
 

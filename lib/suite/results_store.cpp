@@ -57,10 +57,6 @@ std::string configuration_key(const std::string& text) {
 
 }  // namespace
 
-std::string naming(const std::string& file, const std::string& message) {
-  return message.find(file) == std::string::npos ? file + ": " + message : message;
-}
-
 std::string run_file_problem(const std::string& path, const std::string& identity_text) {
   const io::ScreenVerdict verdict = io::screen_run_file(path);
   if (!verdict.problem.empty()) return verdict.problem;

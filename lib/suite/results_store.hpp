@@ -40,8 +40,6 @@ class ResultsStore {
   std::string dir_;
 };
 
-//! `message` if it names `file`, else "FILE: message".
-std::string naming(const std::string& file, const std::string& message);
 //! Why `path` is not a complete run file ("" when it is one): it must read back whole, carry a
 //! final status and, given the identity text of the run it should hold, that run's
 //! configuration.
