@@ -64,12 +64,13 @@ void ThreadPool::work_on(std::uint32_t gen) {
   }
 }
 
-void ThreadPool::run(int n, Task task, void* ctx) {
+void ThreadPool::run(int n, Task task, void* ctx, bool adaptive) {
   if (n <= 0) return;
-  if (workers_.empty() || n == 1 || (work_estimate_ >= 0 && work_estimate_ < kInlineBelow)) {
+  if (workers_.empty() || n == 1 ||
+      (adaptive && work_estimate_ >= 0 && work_estimate_ < kInlineBelow)) {
     const auto start = Clock::now();
     for (int i = 0; i < n; ++i) task(ctx, i);
-    update_estimate(seconds_since(start));
+    if (adaptive) update_estimate(seconds_since(start));
     ++inline_calls_;
     return;
   }
@@ -90,7 +91,7 @@ void ThreadPool::run(int n, Task task, void* ctx) {
   // Only workers that claimed an item are waited for; they are running it now.
   while (done_.load(std::memory_order_acquire) < n) cpu_relax();
   claim_.store(pack(gen, kClosed), std::memory_order_release);
-  update_estimate(item_seconds_.load(std::memory_order_relaxed));
+  if (adaptive) update_estimate(item_seconds_.load(std::memory_order_relaxed));
   if (error_) std::rethrow_exception(error_);
 }
 

@@ -37,7 +37,13 @@ class ThreadPool {
   //! thrown by any f(i) is rethrown here.
   template <class F>
   void parallel_for(int n, F& f) {
-    run(n, [](void* ctx, int i) { (*static_cast<F*>(ctx))(i); }, &f);
+    run(n, [](void* ctx, int i) { (*static_cast<F*>(ctx))(i); }, &f, true);
+  }
+  //! The same for items known to be long (evaluations over full client batches): always
+  //! shared with the workers, and left out of the estimate that decides for the rounds.
+  template <class F>
+  void parallel_for_long(int n, F& f) {
+    run(n, [](void* ctx, int i) { (*static_cast<F*>(ctx))(i); }, &f, false);
   }
 
   //! Calls of parallel_for that ran on the calling thread alone / were shared with workers.
@@ -49,7 +55,7 @@ class ThreadPool {
 
  private:
   using Task = void (*)(void*, int);
-  void run(int n, Task task, void* ctx);
+  void run(int n, Task task, void* ctx, bool adaptive);
   //! Claims and runs items of generation `gen` until none is left, adding up their seconds.
   void work_on(std::uint32_t gen);
   void worker_loop();

@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "engine/environment.hpp"
 #include "problem/bilevel_problem.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/metric_names.hpp"
 
 namespace fedbench {
@@ -50,12 +51,14 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   return h;
 }
 
-void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state) {
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state,
+                  ThreadPool& pool) {
   summary.final_x = model.head(problem.dim_x());
   summary.final_y = model.tail(problem.dim_y());
   const auto* bilevel = dynamic_cast<const BilevelProblem*>(&problem);
   if (!bilevel || !model.allFinite()) return;
   try {
+    const EvaluationThreads threads(&pool);
     summary.final_y_star = bilevel->lower_solution(summary.final_x, summary.final_y, state);
   } catch (const std::exception&) {
     // no exact y*(x) here (the reference solve failed): the file simply has none
@@ -63,8 +66,8 @@ void record_final(const Problem& problem, const Vec& model, RunSummary& summary,
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
-                       TrajectorySink& sink)
-    : problem_(problem), config_(config), sink_(sink), names_(problem.metric_names()),
+                       TrajectorySink& sink, ThreadPool& pool)
+    : problem_(problem), config_(config), sink_(sink), pool_(pool), names_(problem.metric_names()),
       metric_state_(problem.make_metric_state()) {
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
@@ -89,6 +92,7 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   row.metrics.assign(names_.size(), 0.0);
   const auto start = std::chrono::steady_clock::now();
   if (model.allFinite()) {
+    const EvaluationThreads threads(&pool_);
     problem_.metrics(model, row.metrics, metric_state_.get());
   } else {
     std::fill(row.metrics.begin(), row.metrics.end(), std::numeric_limits<double>::quiet_NaN());

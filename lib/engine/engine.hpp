@@ -31,12 +31,15 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
                       const RunMeta& meta);
 //! Fills the summary's final iterate (and y*(x) for bilevel problems, uncounted; from the
 //! run's metric state when its last row solved it already).
-void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state);
+//! Runs its exact solves on `pool`'s threads.
+void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state,
+                  ThreadPool& pool);
 
-//! Evaluation, budgets and divergence: the parts of a run between rounds.
+//! Evaluation, budgets and divergence: the parts of a run between rounds. Evaluations share
+//! the run's threads (the round loop is waiting for them).
 class RunMonitor {
  public:
-  RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink);
+  RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool);
   //! Records a row; returns true if the run must stop (sets reason and message).
   bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
               const CommCounts& comm, double wall_time);
@@ -54,6 +57,7 @@ class RunMonitor {
   const Problem& problem_;
   const RunConfig& config_;
   TrajectorySink& sink_;
+  ThreadPool& pool_;
   std::vector<std::string> names_;
   std::size_t primary_ = 0;
   std::ptrdiff_t target_ = -1;
@@ -93,7 +97,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   CommCounts comm;
 
   sink.begin(detail::make_header(problem, config, threads, meta));
-  detail::RunMonitor monitor(problem, config, sink);
+  detail::RunMonitor monitor(problem, config, sink, pool);
   double wall = 0;
   std::int64_t completed = 0;
   try {
@@ -204,7 +208,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   summary.wall_time = wall;
   summary.eval_time = monitor.eval_time();
   for (int i = 0; i < num_clients; ++i) summary.per_client.push_back(ledger.client(i));
-  detail::record_final(problem, server.model(), summary, monitor.metric_state());
+  detail::record_final(problem, server.model(), summary, monitor.metric_state(), pool);
   sink.end(summary);
   return summary;
 }

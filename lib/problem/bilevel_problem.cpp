@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "problem/evaluation_threads.hpp"
 
 namespace fedbench {
 
@@ -84,36 +85,46 @@ double BilevelProblem::lower_value(int client, std::span<const Index> samples, c
 }
 
 // ---- exact reference.
+// The averages over clients below add the clients' parts in client order (evaluation_threads.hpp):
+// the same bits with any number of evaluation threads.
 double BilevelProblem::global_upper_value(const Vec& z) const {
   double s = 0;
-  for (int i = 0; i < num_clients(); ++i) s += do_upper_value(i, {}, z);
+  fold_clients_in_order(
+      num_clients(), 0.0, [&](int i, double& part) { part = do_upper_value(i, {}, z); },
+      [&](int, double& part) { s += part; });
   return s / num_clients();
 }
 
 double BilevelProblem::global_lower_value(const Vec& z) const {
   double s = 0;
-  for (int i = 0; i < num_clients(); ++i) s += do_lower_value(i, {}, z);
+  fold_clients_in_order(
+      num_clients(), 0.0, [&](int i, double& part) { part = do_lower_value(i, {}, z); },
+      [&](int, double& part) { s += part; });
   return s / num_clients();
 }
 
 void BilevelProblem::global_lower_grad_y(const Vec& z, Vec& out) const {
   out.setZero(dim_y());
-  Vec tmp(dim_y());
-  for (int i = 0; i < num_clients(); ++i) {
-    do_lower_grad_y(i, {}, z, tmp);
-    out += tmp;
-  }
+  fold_clients_in_order(
+      num_clients(), Vec(dim_y()), [&](int i, Vec& part) { do_lower_grad_y(i, {}, z, part); },
+      [&](int, Vec& part) { out += part; });
   out /= static_cast<double>(num_clients());
 }
 
 double BilevelProblem::global_lower_value_and_grad_y(const Vec& z, Vec& grad) const {
   grad.setZero(dim_y());
-  Vec tmp(dim_y());
   double value = 0;
-  for (int i = 0; i < num_clients(); ++i) {
-    value += do_lower_value_and_grad_y(i, z, tmp);
-    grad += tmp;
-  }
+  struct Part {
+    double value;
+    Vec grad;
+  };
+  fold_clients_in_order(
+      num_clients(), Part{0.0, Vec(dim_y())},
+      [&](int i, Part& part) { part.value = do_lower_value_and_grad_y(i, z, part.grad); },
+      [&](int, Part& part) {
+        value += part.value;
+        grad += part.grad;
+      });
   grad /= static_cast<double>(num_clients());
   return value / num_clients();
 }
@@ -126,11 +137,9 @@ double BilevelProblem::do_lower_value_and_grad_y(int client, const Vec& z, Vec& 
 
 void BilevelProblem::global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const {
   out.setZero(dim_y());
-  Vec tmp(dim_y());
-  for (int i = 0; i < num_clients(); ++i) {
-    do_lower_hvp(i, {}, z, v, tmp);
-    out += tmp;
-  }
+  fold_clients_in_order(
+      num_clients(), Vec(dim_y()), [&](int i, Vec& part) { do_lower_hvp(i, {}, z, v, part); },
+      [&](int, Vec& part) { out += part; });
   out /= static_cast<double>(num_clients());
 }
 
@@ -275,22 +284,28 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) co
   Vec z(dim());
   z.head(dim_x()) = x;
   z.tail(dim_y()) = y_star;
-  Vec fy = Vec::Zero(dim_y()), fx = Vec::Zero(dim_x()), tmp_y(dim_y()), tmp_x(dim_x());
-  for (int i = 0; i < num_clients(); ++i) {
-    do_upper_grad_y(i, {}, z, tmp_y);
-    fy += tmp_y;
-    do_upper_grad_x(i, {}, z, tmp_x);
-    fx += tmp_x;
-  }
+  Vec fy = Vec::Zero(dim_y()), fx = Vec::Zero(dim_x());
+  struct Part {
+    Vec y, x;
+  };
+  fold_clients_in_order(
+      num_clients(), Part{Vec(dim_y()), Vec(dim_x())},
+      [&](int i, Part& part) {
+        do_upper_grad_y(i, {}, z, part.y);
+        do_upper_grad_x(i, {}, z, part.x);
+      },
+      [&](int, Part& part) {
+        fy += part.y;
+        fx += part.x;
+      });
   fy /= static_cast<double>(num_clients());
   fx /= static_cast<double>(num_clients());
   const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
   if (warm) *warm = v;
   Vec jv = Vec::Zero(dim_x());
-  for (int i = 0; i < num_clients(); ++i) {
-    do_lower_jvp(i, {}, z, v, tmp_x);
-    jv += tmp_x;
-  }
+  fold_clients_in_order(
+      num_clients(), Vec(dim_x()), [&](int i, Vec& part) { do_lower_jvp(i, {}, z, v, part); },
+      [&](int, Vec& part) { jv += part; });
   return fx - jv / static_cast<double>(num_clients());
 }
 

@@ -1,6 +1,7 @@
 #include "problem/minimax_problem.hpp"
 
 #include "core/error.hpp"
+#include "problem/evaluation_threads.hpp"
 
 namespace fedbench {
 
@@ -53,19 +54,21 @@ void MinimaxProblem::do_grad_y(int client, std::span<const Index> samples, const
   out = -full.tail(dim_y());  // the operator carries -grad_y
 }
 
+// Client parts added in client order (evaluation_threads.hpp): the same bits with any number
+// of evaluation threads.
 void MinimaxProblem::global_op(const Vec& z, Vec& out) const {
   out.setZero(dim());
-  Vec tmp(dim());
-  for (int i = 0; i < num_clients(); ++i) {
-    do_op(i, {}, z, tmp);
-    out += tmp;
-  }
+  fold_clients_in_order(
+      num_clients(), Vec(dim()), [&](int i, Vec& part) { do_op(i, {}, z, part); },
+      [&](int, Vec& part) { out += part; });
   out /= static_cast<double>(num_clients());
 }
 
 double MinimaxProblem::global_value(const Vec& z) const {
   double s = 0;
-  for (int i = 0; i < num_clients(); ++i) s += do_value(i, {}, z);
+  fold_clients_in_order(
+      num_clients(), 0.0, [&](int i, double& part) { part = do_value(i, {}, z); },
+      [&](int, double& part) { s += part; });
   return s / num_clients();
 }
 

@@ -38,6 +38,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
@@ -158,29 +159,32 @@ class HyperLogreg : public BilevelProblem {
     if (dim_y() > 2048 || nnz_per_row * static_cast<double>(columns_) > 40) return false;
     if (columns_ == 2 && first_free() == 0) return binary_softmax_hessian(z, hessian);
     hessian.setZero(dim_y(), dim_y());
-    Mat client(dim_y(), dim_y()), weight(columns_, columns_);
-    for (int i = 0; i < num_clients(); ++i) {
-      client.setZero();
-      const double* prob = full_batch_probabilities(i, z);
-      const auto& rows = data_.train[i];
-      for (std::size_t j = 0; j < rows.size(); ++j) {
-        // grad^2 CE = a a^T (x) (diag(pi) - pi pi^T) on the free columns (the HVP above, as a matrix)
-        const double* pi = prob + j * static_cast<std::size_t>(classes_) + first_free();
-        for (Index k = 0; k < columns_; ++k)
-          for (Index l = 0; l < columns_; ++l) weight(k, l) = pi[k] * ((k == l ? 1.0 : 0.0) - pi[l]);
-        const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
-        for (std::int32_t e = begin; e < end; ++e) {
-          const Index q = Index{data_.X.col[e]} * columns_;
-          for (std::int32_t f = begin; f <= e; ++f) {  // lower triangle; mirrored below
-            const Index r = Index{data_.X.col[f]} * columns_;
-            const double aa = data_.X.val[e] * data_.X.val[f];
-            for (Index l = 0; l < columns_; ++l)
-              for (Index k = 0; k < columns_; ++k) client(q + k, r + l) += aa * weight(k, l);
+    // Clients' parts on the evaluation threads, added in client order (evaluation_threads.hpp).
+    fold_clients_in_order(
+        num_clients(), Mat(dim_y(), dim_y()),
+        [&](int i, Mat& client) {
+          client.setZero();
+          Mat weight(columns_, columns_);
+          const double* prob = full_batch_probabilities(i, z);
+          const auto& rows = data_.train[i];
+          for (std::size_t j = 0; j < rows.size(); ++j) {
+            // grad^2 CE = a a^T (x) (diag(pi) - pi pi^T) on the free columns (the HVP above, as a matrix)
+            const double* pi = prob + j * static_cast<std::size_t>(classes_) + first_free();
+            for (Index k = 0; k < columns_; ++k)
+              for (Index l = 0; l < columns_; ++l) weight(k, l) = pi[k] * ((k == l ? 1.0 : 0.0) - pi[l]);
+            const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
+            for (std::int32_t e = begin; e < end; ++e) {
+              const Index q = Index{data_.X.col[e]} * columns_;
+              for (std::int32_t f = begin; f <= e; ++f) {  // lower triangle; mirrored below
+                const Index r = Index{data_.X.col[f]} * columns_;
+                const double aa = data_.X.val[e] * data_.X.val[f];
+                for (Index l = 0; l < columns_; ++l)
+                  for (Index k = 0; k < columns_; ++k) client(q + k, r + l) += aa * weight(k, l);
+              }
+            }
           }
-        }
-      }
-      hessian += client / static_cast<double>(rows.size());
-    }
+        },
+        [&](int i, Mat& client) { hessian += client / static_cast<double>(data_.train[i].size()); });
     hessian /= static_cast<double>(num_clients());
     // Columns of one row are increasing, so (q, r) above has q >= r: fill the upper triangle.
     hessian.triangularView<Eigen::StrictlyUpper>() = hessian.transpose().triangularView<Eigen::StrictlyUpper>();
@@ -192,22 +196,24 @@ class HyperLogreg : public BilevelProblem {
   //! the Hessian is S (x) [[1, -1], [-1, 1]] with S = mean a a^T pi_0 pi_1: a quarter of the
   //! general assembly's work.
   bool binary_softmax_hessian(const Vec& z, Mat& hessian) const {
-    Mat gram = Mat::Zero(d_, d_), client(d_, d_);
-    for (int i = 0; i < num_clients(); ++i) {
-      client.setZero();
-      const double* prob = full_batch_probabilities(i, z);
-      const auto& rows = data_.train[i];
-      for (std::size_t j = 0; j < rows.size(); ++j) {
-        const double w = prob[2 * j] * prob[2 * j + 1];
-        const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
-        for (std::int32_t e = begin; e < end; ++e) {
-          const double wa = w * data_.X.val[e];
-          double* column = client.data() + Index{data_.X.col[e]} * d_;
-          for (std::int32_t f = begin; f <= e; ++f) column[data_.X.col[f]] += wa * data_.X.val[f];
-        }
-      }
-      gram += client / static_cast<double>(rows.size());
-    }
+    Mat gram = Mat::Zero(d_, d_);
+    fold_clients_in_order(
+        num_clients(), Mat(d_, d_),
+        [&](int i, Mat& client) {
+          client.setZero();
+          const double* prob = full_batch_probabilities(i, z);
+          const auto& rows = data_.train[i];
+          for (std::size_t j = 0; j < rows.size(); ++j) {
+            const double w = prob[2 * j] * prob[2 * j + 1];
+            const std::int32_t begin = data_.X.row_start[rows[j]], end = data_.X.row_start[rows[j] + 1];
+            for (std::int32_t e = begin; e < end; ++e) {
+              const double wa = w * data_.X.val[e];
+              double* column = client.data() + Index{data_.X.col[e]} * d_;
+              for (std::int32_t f = begin; f <= e; ++f) column[data_.X.col[f]] += wa * data_.X.val[f];
+            }
+          }
+        },
+        [&](int i, Mat& client) { gram += client / static_cast<double>(data_.train[i].size()); });
     gram /= static_cast<double>(num_clients());
     // Rows of a row are increasing: only gram(r, q) with r <= q was filled (column q, rows r).
     gram.triangularView<Eigen::StrictlyLower>() = gram.transpose().triangularView<Eigen::StrictlyLower>();

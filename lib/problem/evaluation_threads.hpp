@@ -1,0 +1,94 @@
+// Exact metrics over every client (full batches, reference solves) spread over the threads of
+// the run that asked for them, with the same bits at any thread count.
+//
+// A problem instance is shared read-only by the concurrent runs of a suite, so it cannot own
+// a pool: the run's engine opens an EvaluationThreads scope around each evaluation, and the
+// reductions below, called on that thread, use the scope's pool. Anywhere else (set-up,
+// tests, a pool worker inside an evaluation) they run on the calling thread.
+//
+// Results do not depend on the thread count because each client's part is computed on its own
+// (into its own slot, overwritten in full) and the parts are folded into the total in client
+// order, exactly as the plain loop `for i: part(i, tmp); total += tmp;` does: threads only
+// decide which client's part is computed where, in waves of one client per thread.
+//
+// A hand-off costs about a microsecond, so small evaluations (a quadratic game's) gain
+// nothing from it: a scope's first fold times client 0's part alone, and the scope shares
+// its folds only when that part took at least `share_above` seconds. The folds of one
+// evaluation are passes over the same clients' data, so one measurement serves them all.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+
+namespace fedbench {
+
+//! The default of EvaluationThreads' share_above: a client part worth handing to a thread.
+constexpr double kEvaluationPartWorthSharing = 20e-6;
+
+//! While alive, evaluations made on this thread may share `pool`'s threads (none when null).
+class EvaluationThreads {
+ public:
+  explicit EvaluationThreads(ThreadPool* pool, double share_above = kEvaluationPartWorthSharing);
+  ~EvaluationThreads();
+  EvaluationThreads(const EvaluationThreads&) = delete;
+  EvaluationThreads& operator=(const EvaluationThreads&) = delete;
+
+  //! The pool of the innermost scope open on this thread; null outside any.
+  static ThreadPool* current();
+  //! Whether the current scope shares its folds: unknown (no fold measured yet) or decided.
+  enum class Sharing { unknown, no, yes };
+  static Sharing sharing();
+  //! Decides for the current scope from the seconds of a first client part.
+  static void measured(double first_part_seconds);
+
+ private:
+  struct Saved {
+    ThreadPool* pool;
+    double share_above;
+    Sharing sharing;
+  };
+  Saved previous_;
+};
+
+//! For every client i in [0, clients): part(i, slot) (in parallel, each call with a slot of
+//! its own, a copy of `prototype`) and then fold(i, slot), in increasing i on this thread.
+template <class Slot, class Part, class Fold>
+void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold&& fold) {
+  ThreadPool* pool = EvaluationThreads::current();
+  int next = 0;
+  if (pool && clients > 1 && EvaluationThreads::sharing() == EvaluationThreads::Sharing::unknown) {
+    Slot slot = prototype;
+    const auto start = std::chrono::steady_clock::now();
+    part(0, slot);
+    EvaluationThreads::measured(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    fold(0, slot);
+    next = 1;
+  }
+  if (!pool || EvaluationThreads::sharing() != EvaluationThreads::Sharing::yes) {
+    Slot slot = prototype;
+    for (int i = next; i < clients; ++i) {
+      part(i, slot);
+      fold(i, slot);
+    }
+    return;
+  }
+  const int width = std::min(clients - next, pool->threads());
+  std::vector<Slot> slots(static_cast<std::size_t>(width), prototype);
+  for (int first = next; first < clients; first += width) {
+    const int wave = std::min(width, clients - first);
+    auto compute = [&](int k) { part(first + k, slots[static_cast<std::size_t>(k)]); };
+    {
+      const EvaluationThreads inside(nullptr);  // a part's own reductions stay on its thread
+      if (wave > 1) {
+        pool->parallel_for_long(wave, compute);
+      } else {
+        compute(0);
+      }
+    }
+    for (int k = 0; k < wave; ++k) fold(first + k, slots[static_cast<std::size_t>(k)]);
+  }
+}
+
+}  // namespace fedbench
