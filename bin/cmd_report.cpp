@@ -1,5 +1,6 @@
 // `fedbench report RESULTS [-o DIR]`: one self-contained HTML page of a results directory,
-// drawn by scripts/report.py (python3 with h5py, numpy, pandas, matplotlib from Debian).
+// drawn by scripts/report.py (python3 with h5py, numpy, pandas, matplotlib from Debian) from
+// screened copies of the run files (screened_copies.hpp).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "external.hpp"
+#include "screened_copies.hpp"
 
 namespace fedbench::cli {
 namespace {
@@ -34,7 +36,11 @@ std::function<int()> add_report(CLI::App& app) {
     if (!fs::is_directory(fs::path(o->results) / "runs", ec))
       throw UserError(o->results + " is not a results directory (no runs/); run a suite into it first");
     const std::string out = o->output.empty() ? (fs::path(o->results) / "report").string() : o->output;
-    std::vector<std::string> args{python_program(), find_script("report.py"), o->results, "-o", out};
+    fs::create_directories(out, ec);
+    if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
+    const ScreenedRunCopies copies(o->results, scratch_directory(out));
+    std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out,
+                                  "--source", o->results, "--refused", std::to_string(copies.refused())};
     if (!o->metric.empty()) args.insert(args.end(), {"--metric", o->metric});
     for (const auto& t : o->targets) args.insert(args.end(), {"--target", t});
     const int status = run_program(args);

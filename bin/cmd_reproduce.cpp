@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "io/durable_rename.hpp"
 #include "external.hpp"
+#include "screened_copies.hpp"
 #include "suite/experiment.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/select.hpp"
@@ -148,15 +149,17 @@ std::function<int()> add_reproduce(CLI::App& app) {
 
     // 3. The figure on the paper's axes and the HTML report (python3 + matplotlib).
     if (suite::world().rank() == 0 && !e.figure_y.empty()) {
+      const ScreenedRunCopies copies(report_dir, scratch_directory(out));
       std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png",
-                                       report_dir, "--x", e.figure_x, "--y", e.figure_y, "--group",
+                                       copies.dir(), "--x", e.figure_x, "--y", e.figure_y, "--group",
                                        e.figure_group, "--title", e.title};
       if (!e.figure_panel.empty()) plot.insert(plot.end(), {"--panel", e.figure_panel});
       if (e.figure_linear) plot.push_back("--linear");
       run_program(plot);
       // The report ranks by the figure's first metric.
-      run_program({python_program(), find_script("report.py"), report_dir, "-o", out + "/html",
-                   "--metric", e.figure_y.substr(0, e.figure_y.find(','))});
+      run_program({python_program(), find_script("report.py"), copies.dir(), "-o", out + "/html",
+                   "--metric", e.figure_y.substr(0, e.figure_y.find(',')), "--source", report_dir,
+                   "--refused", std::to_string(copies.refused())});
     }
 
     // 4. The claims.

@@ -2,7 +2,7 @@
 """One static HTML page that reports a fedbench results directory.
 
     report.py RESULTS_DIR -o OUT_DIR [--target 'METRIC<=V' | 'METRIC>=V']... [--metric M]
-              [--title TEXT]
+              [--title TEXT] [--source DIR --refused N]
 
 Writes OUT_DIR/index.html: self-contained (figures are base64 PNGs, inline CSS, no JavaScript).
 Per problem configuration (problem, its parameters, participation): convergence of each
@@ -303,7 +303,14 @@ def main():
     ap.add_argument("--target", action="append", default=[], help="METRIC<=V or METRIC>=V")
     ap.add_argument("--metric", default="", help="metric that ranks configurations and is plotted")
     ap.add_argument("--title", default="")
+    # `fedbench report` hands this script copies of the run files it screened: the directory
+    # the page names, and how many files it refused there.
+    ap.add_argument("--source", default="", help="results directory to name on the page "
+                    "(default: RESULTS_DIR)")
+    ap.add_argument("--refused", type=int, default=0, help="run files refused before this script "
+                    "ran (counted with the unreadable ones)")
     args = ap.parse_args()
+    source = os.path.abspath(args.source or args.results)
     try:
         targets = [fc.parse_target(t) for t in args.target]
     except ValueError as e:
@@ -311,7 +318,7 @@ def main():
     files = fr.run_files(args.results)
     runs = [fr.add_derived(r) for r in fr.read_runs(files)]
     if not runs:
-        sys.exit(f"report.py: no readable run file in {args.results}")
+        sys.exit(f"report.py: no readable run file in {source}")
 
     groups = {}
     for r in runs:
@@ -323,12 +330,12 @@ def main():
     cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
     colors = {s: cmap(i % cmap.N) for i, s in enumerate(solvers)}
 
-    skipped = len(files) - len(runs)
+    skipped = len(files) - len(runs) + args.refused
     status = pd.Series([r.attrs.get("status", "?") for r in runs]).value_counts()
-    title = args.title or f"fedbench report: {os.path.basename(os.path.abspath(args.results))}"
+    title = args.title or f"fedbench report: {os.path.basename(source)}"
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     body = [f"<header><h1>{H.esc(title)}</h1>",
-            f"<p class=meta>Generated {H.esc(now)} from <code>{H.esc(os.path.abspath(args.results))}"
+            f"<p class=meta>Generated {H.esc(now)} from <code>{H.esc(source)}"
             f"</code></p><p class=meta>{H.plural(len(runs), 'run')}: "
             + " ".join(f"{H.badge(k)} {n}" for k, n in status.items())
             + (f" · {skipped} unreadable file{'s' if skipped > 1 else ''} skipped" if skipped else "")

@@ -106,6 +106,25 @@ if [ "$(grep -c '^fedbench: skipped: ' "$scratch/export.err")" != 5 ] ||
   echo "FAIL: export over corrupt files:"; cat "$scratch/export.err"; failures=$((failures + 1))
 fi
 expect_ok "proxskip|local-sgda|gda" "$fedbench" select "$scratch/bad" --at rounds=100
+# report's Python script (h5py: libhdf5 in the script's process) reads only copies that fedbench
+# wrote from what its screen read, never a file from disk: with a crafted file that crashes
+# libhdf5 planted too (the screen refuses it, or reads it whole by luck of its heap and copies
+# it), the page is written, each refused file is named once by fedbench and counted on the
+# page, the script finds nothing to skip, and no scratch copy is left behind.
+cp "$crafted/out-of-bounds-global-heap-read.h5" "$scratch/bad/runs/2222222222222222.h5"
+checks=$((checks + 1))
+refused=-1
+if FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/bad" -o "$scratch/bad-report" \
+     >"$scratch/report.out" 2>"$scratch/report.err"; then
+  refused=$(grep -c '^fedbench: skipped: ' "$scratch/report.err")
+fi
+if [ "$refused" -lt 5 ] || grep -q 'fedbench_read: skipping' "$scratch/report.err" ||
+   ! grep -q "$refused unreadable files skipped" "$scratch/bad-report/index.html" ||
+   ls -d "$scratch"/bad-report/.screened-runs-* >/dev/null 2>&1; then
+  echo "FAIL: report over corrupt and crafted files ($refused refused):"
+  cat "$scratch/report.out" "$scratch/report.err"; failures=$((failures + 1))
+fi
+rm "$scratch/bad/runs/2222222222222222.h5"
 # The run: detected, set aside as .corrupt, rerun; the planted files are not the suite's and
 # stay. One more under a run's name: another run's file (a crafted one that reads whole or
 # crashes libhdf5, by luck of the heap): never trusted as that run.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/report.py on a small grid with diverged runs, a failed run and an unreadable file:
-# one self-contained HTML page whose embedded figures decode, rendered in headless Chromium
+# scripts/report.py (and `fedbench report`, which runs it on screened copies) on a small grid
+# with diverged runs, a failed run and an unreadable file: one self-contained HTML page whose embedded figures decode, rendered in headless Chromium
 # and checked on the screenshot (the figures' coloured curves must be on the page).
 source "$(dirname "$0")/lib.bash"
 results=$scratch/results
@@ -31,6 +31,21 @@ if ! "$python" scripts/report.py "$results" -o "$out" >"$scratch/report.out" 2>"
    grep -q Traceback "$scratch/report.err" ||
    ! grep -q "skipping .*ffffffffffffffff.h5" "$scratch/report.err"; then
   echo "FAIL: report.py on the results directory"; sed 's/^/  | /' "$scratch/report.out" "$scratch/report.err"
+  failures=$((failures + 1))
+fi
+# `fedbench report` hands the script copies of the files its screen read (the script never opens
+# a file from disk): the same page as the script on the directory itself, but for the time
+# stamp, with the unreadable file named by fedbench and counted on the page.
+checks=$((checks + 1))
+if ! FEDBENCH_PYTHON="$python" "$fedbench" report "$results" -o "$scratch/out_cli" \
+       >"$scratch/cli.out" 2>"$scratch/cli.err" ||
+   ! grep -q "^fedbench: skipped: .*ffffffffffffffff.h5" "$scratch/cli.err" ||
+   grep -q "fedbench_read: skipping" "$scratch/cli.err" ||
+   ! grep -q "1 unreadable file skipped" "$scratch/out_cli/index.html" ||
+   ! diff <(grep -v '^<p class=meta>Generated' "$out/index.html") \
+          <(grep -v '^<p class=meta>Generated' "$scratch/out_cli/index.html") >"$scratch/cli.diff"; then
+  echo "FAIL: fedbench report differs from report.py on the directory"
+  sed 's/^/  | /' "$scratch/cli.out" "$scratch/cli.err"; head -c 2000 "$scratch/cli.diff"
   failures=$((failures + 1))
 fi
 expect_ok "wrote .*index.html" "$python" scripts/report.py "$results" -o "$scratch/out_target" \

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 
 #include "io/hdf5.hpp"
@@ -106,4 +107,53 @@ TEST_CASE("hdf5: unreadable inputs fail with the file name and the reason") {
   CHECK_THROWS_WITH(io::Hdf5TrajectoryWriter("/nonexistent-dir/x.h5"),
                     "cannot write /nonexistent-dir/x.h5: directory /nonexistent-dir does not "
                     "exist; create it first");
+}
+
+TEST_CASE("hdf5: a run replayed into a new file reads back the same (the report's screened copies)") {
+  // A bilevel run: final x, y and y*(x), constants, metric descriptions, set-up and evaluation
+  // times. (/partition is not read back, so copies do not carry it; no script reads it.)
+  const std::string original = scratch("original.h5"), copy = scratch("copy.h5");
+  fs::remove(original);
+  fs::remove(copy);
+  {
+    RunRequest req;
+    req.problem = "hyper-logreg";
+    req.problem_params = {{"dataset", "heart"}, {"clients", "3"}};
+    req.solver = "fedbioacc";
+    req.seed = 5;
+    req.budget.rounds = 30;
+    PreparedRun run = prepare_run(req);
+    io::Hdf5TrajectoryWriter writer(original);
+    execute(run, 1, writer, "fedbench run (test)");
+  }
+  const io::StoredRun a = io::read_trajectory(original);
+  {
+    io::Hdf5TrajectoryWriter writer(copy);
+    replay(a.record, writer);
+  }
+  const io::StoredRun b = io::read_trajectory(copy);
+  CHECK(b.text == a.text);
+  CHECK(b.numbers == a.numbers);
+  CHECK(b.constants == a.constants);
+  CHECK(b.problem_params == a.problem_params);
+  CHECK(b.solver_params == a.solver_params);
+  CHECK(b.column_names == a.column_names);
+  CHECK(b.per_client == a.per_client);
+  REQUIRE(b.columns.size() == a.columns.size());
+  for (const auto& [name, values] : a.columns) {
+    CAPTURE(name);
+    const auto& other = b.column(name);
+    REQUIRE(other.size() == values.size());
+    CHECK(std::memcmp(other.data(), values.data(), values.size() * sizeof(double)) == 0);  // NaN too
+  }
+  CHECK(b.record.summary.final_x == a.record.summary.final_x);
+  CHECK(b.record.summary.final_y == a.record.summary.final_y);
+  REQUIRE(a.record.summary.final_y_star.has_value());
+  CHECK(*b.record.summary.final_y_star == *a.record.summary.final_y_star);
+  REQUIRE(b.record.header.metric_meta.size() == a.record.header.metric_meta.size());
+  for (std::size_t k = 0; k < a.record.header.metric_meta.size(); ++k) {
+    CHECK(b.record.header.metric_meta[k].direction == a.record.header.metric_meta[k].direction);
+    CHECK(b.record.header.metric_meta[k].description == a.record.header.metric_meta[k].description);
+    CHECK(b.record.header.metric_meta[k].unit == a.record.header.metric_meta[k].unit);
+  }
 }
