@@ -122,7 +122,7 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
   sub->add_option("--threads", o->threads,
-                  "client threads of a run (default: all cores; in a suite, cores / jobs); results do not depend on it");
+                  "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs); results do not depend on it");
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
       ->allow_extra_args(false);
