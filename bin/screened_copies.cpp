@@ -1,7 +1,10 @@
 #include "screened_copies.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -12,8 +15,40 @@ namespace fedbench::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// .screened-runs-HOST-: the host matters on a shared file system, where a process id means
+// something only on the machine that gave it.
+std::string scratch_prefix() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(".screened-runs-") + host + "-";
+}
+
+// Scratch directories of this host's reports that were killed before they could remove theirs:
+// those whose process is gone.
+void remove_abandoned_scratch(const fs::path& parent) {
+  const std::string prefix = scratch_prefix();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string pid_text = name.substr(prefix.size());
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
+}  // namespace
+
+std::string scratch_directory(const std::string& parent) {
+  return (fs::path(parent) / (scratch_prefix() + std::to_string(::getpid()))).string();
+}
+
 ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, std::string scratch_dir)
     : dir_(std::move(scratch_dir)) {
+  remove_abandoned_scratch(fs::path(dir_).parent_path());
   std::error_code ec;
   if (!fs::create_directory(dir_, ec) || ec)
     throw WriteError("cannot create the scratch directory " + dir_ + (ec ? ": " + ec.message() : ": it exists") +
@@ -34,10 +69,6 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, std::string
     fs::remove_all(dir_, ec);
     throw;
   }
-}
-
-std::string scratch_directory(const std::string& parent) {
-  return (fs::path(parent) / (".screened-runs-" + std::to_string(::getpid()))).string();
 }
 
 ScreenedRunCopies::~ScreenedRunCopies() {

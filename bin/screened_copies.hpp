@@ -17,6 +17,7 @@ class ScreenedRunCopies {
  public:
   //! Copies every finished run file of results_dir into scratch_dir/runs (created; it must
   //! not exist), reporting each refused file on stderr ("fedbench: skipped: FILE: why").
+  //! Scratch directories beside it that a killed report left (their process is gone) go first.
   ScreenedRunCopies(const std::string& results_dir, std::string scratch_dir);
   //! Removes scratch_dir.
   ~ScreenedRunCopies();
