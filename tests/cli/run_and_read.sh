@@ -34,12 +34,15 @@ expect_ok "diverged" "$fedbench" show "$scratch/div.h5"
 expect_ok "stop_reason: time_limit" "$python" - "$scratch/limit.h5" <<'PY'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    spent = f["trajectory/wall_time"][-1] + f["trajectory/eval_time"][-1]
+    clock = f["trajectory/wall_time"][()] + f["trajectory/eval_time"][()]
+    spent = clock[-1]
     rounds = int(f["trajectory/round"][-1])
     reason = f.attrs["stop_reason"]
     reason = reason.decode() if isinstance(reason, bytes) else reason
-    # stopped within one round and one evaluation of the limit
-    ok = reason == "time_limit" and rounds < 1000000 and spent < 1 + 2
+    # stopped within a round and an evaluation or two of the limit, however long those take
+    # on this build (a sanitizer's evaluation can take seconds)
+    step = max([clock[0]] + [b - a for a, b in zip(clock, clock[1:])])
+    ok = reason == "time_limit" and rounds < 1000000 and spent < 1 + 2 * step + 0.5
     print(f"stop_reason: {reason}" if ok else f"bad: {reason}, {rounds} rounds, {spent} s")
 PY
 

@@ -46,7 +46,7 @@ expect_fail 2 "fedbench: give --maximize or --minimize, not both" \
 # a second problem configuration in the same results directory
 "$fedbench" run $grid -p clients=2 --results "$scratch/r" -q
 mkdir -p "$scratch/w"
-expect_ok '^problem +solver' "$fedbench" select "$scratch/r" --metric train_auc --at rounds=30 -o ./"${scratch#$PWD/}"/w/x
+expect_ok '^problem +solver' "$fedbench" select "$scratch/r" --metric train_auc --at rounds=30 -o "$(realpath --relative-to=. "$scratch")"/w/x
 checks=$((checks + 1))
 if [ ! -f "$scratch/w/x-1.yaml" ] || [ ! -f "$scratch/w/x-2.yaml" ]; then
   echo "FAIL: winners suites x-1.yaml and x-2.yaml not written beside -o"; ls "$scratch/w"; failures=$((failures + 1))
