@@ -38,9 +38,9 @@ std::function<int()> add_report(CLI::App& app) {
     const std::string out = o->output.empty() ? (fs::path(o->results) / "report").string() : o->output;
     fs::create_directories(out, ec);
     if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
-    const ScreenedRunCopies copies(o->results, scratch_directory(out));
-    std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out,
-                                  "--source", o->results, "--refused", std::to_string(copies.refused())};
+    const ScreenedRunCopies copies(o->results, out);
+    std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out};
+    for (auto& a : copies.report_arguments()) args.push_back(std::move(a));
     if (!o->metric.empty()) args.insert(args.end(), {"--metric", o->metric});
     for (const auto& t : o->targets) args.insert(args.end(), {"--target", t});
     const int status = run_program(args);

@@ -149,7 +149,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
 
     // 3. The figure on the paper's axes and the HTML report (python3 + matplotlib).
     if (suite::world().rank() == 0 && !e.figure_y.empty()) {
-      const ScreenedRunCopies copies(report_dir, scratch_directory(out));
+      const ScreenedRunCopies copies(report_dir, out);
       std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png",
                                        copies.dir(), "--x", e.figure_x, "--y", e.figure_y, "--group",
                                        e.figure_group, "--title", e.title};
@@ -157,9 +157,10 @@ std::function<int()> add_reproduce(CLI::App& app) {
       if (e.figure_linear) plot.push_back("--linear");
       run_program(plot);
       // The report ranks by the figure's first metric.
-      run_program({python_program(), find_script("report.py"), copies.dir(), "-o", out + "/html",
-                   "--metric", e.figure_y.substr(0, e.figure_y.find(',')), "--source", report_dir,
-                   "--refused", std::to_string(copies.refused())});
+      std::vector<std::string> report = {python_program(), find_script("report.py"), copies.dir(), "-o",
+                                         out + "/html", "--metric", e.figure_y.substr(0, e.figure_y.find(','))};
+      for (auto& a : copies.report_arguments()) report.push_back(std::move(a));
+      run_program(report);
     }
 
     // 4. The claims.

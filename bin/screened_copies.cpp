@@ -42,13 +42,10 @@ void remove_abandoned_scratch(const fs::path& parent) {
 
 }  // namespace
 
-std::string scratch_directory(const std::string& parent) {
-  return (fs::path(parent) / (scratch_prefix() + std::to_string(::getpid()))).string();
-}
-
-ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, std::string scratch_dir)
-    : dir_(std::move(scratch_dir)) {
-  remove_abandoned_scratch(fs::path(dir_).parent_path());
+ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::string& parent)
+    : results_dir_(results_dir),
+      dir_((fs::path(parent) / (scratch_prefix() + std::to_string(::getpid()))).string()) {
+  remove_abandoned_scratch(parent);
   std::error_code ec;
   if (!fs::create_directory(dir_, ec) || ec)
     throw WriteError("cannot create the scratch directory " + dir_ + (ec ? ": " + ec.message() : ": it exists") +
@@ -69,6 +66,10 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, std::string
     fs::remove_all(dir_, ec);
     throw;
   }
+}
+
+std::vector<std::string> ScreenedRunCopies::report_arguments() const {
+  return {"--source", results_dir_, "--refused", std::to_string(refused_)};
 }
 
 ScreenedRunCopies::~ScreenedRunCopies() {

@@ -10,15 +10,17 @@
 // description and final iterate); the /partition group, which no script reads, is left out.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace fedbench::cli {
 
 class ScreenedRunCopies {
  public:
-  //! Copies every finished run file of results_dir into scratch_dir/runs (created; it must
-  //! not exist), reporting each refused file on stderr ("fedbench: skipped: FILE: why").
-  //! Scratch directories beside it that a killed report left (their process is gone) go first.
-  ScreenedRunCopies(const std::string& results_dir, std::string scratch_dir);
+  //! Copies every finished run file of results_dir into a scratch directory inside `parent`
+  //! (.screened-runs-HOST-PID/runs: fedbench writes only beside the outputs it was given),
+  //! reporting each refused file on stderr ("fedbench: skipped: FILE: why"). Scratch
+  //! directories that this host's killed reports left there (their process is gone) go first.
+  ScreenedRunCopies(const std::string& results_dir, const std::string& parent);
   //! Removes scratch_dir.
   ~ScreenedRunCopies();
   ScreenedRunCopies(const ScreenedRunCopies&) = delete;
@@ -26,16 +28,12 @@ class ScreenedRunCopies {
 
   //! A results directory holding the copies (runs/*.h5).
   const std::string& dir() const { return dir_; }
-  //! Run files that were not copied (unreadable, crafted or unfinished).
-  int refused() const { return refused_; }
+  //! report.py's arguments naming the directory screened and the files refused there.
+  std::vector<std::string> report_arguments() const;
 
  private:
-  std::string dir_;
-  int refused_ = 0;
+  std::string results_dir_, dir_;
+  int refused_ = 0;  // run files not copied (unreadable, crafted or unfinished)
 };
-
-//! A scratch directory inside `parent` named for this process (fedbench writes only beside
-//! the outputs it was given).
-std::string scratch_directory(const std::string& parent);
 
 }  // namespace fedbench::cli

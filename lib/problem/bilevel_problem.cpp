@@ -88,26 +88,18 @@ double BilevelProblem::lower_value(int client, std::span<const Index> samples, c
 // The averages over clients below add the clients' parts in client order (evaluation_threads.hpp):
 // the same bits with any number of evaluation threads.
 double BilevelProblem::global_upper_value(const Vec& z) const {
-  double s = 0;
-  fold_clients_in_order(
-      num_clients(), 0.0, [&](int i, double& part) { part = do_upper_value(i, {}, z); },
-      [&](int, double& part) { s += part; });
-  return s / num_clients();
+  return sum_clients_in_order(num_clients(), 0.0, [&](int i, double& part) { part = do_upper_value(i, {}, z); }) /
+         num_clients();
 }
 
 double BilevelProblem::global_lower_value(const Vec& z) const {
-  double s = 0;
-  fold_clients_in_order(
-      num_clients(), 0.0, [&](int i, double& part) { part = do_lower_value(i, {}, z); },
-      [&](int, double& part) { s += part; });
-  return s / num_clients();
+  return sum_clients_in_order(num_clients(), 0.0, [&](int i, double& part) { part = do_lower_value(i, {}, z); }) /
+         num_clients();
 }
 
 void BilevelProblem::global_lower_grad_y(const Vec& z, Vec& out) const {
-  out.setZero(dim_y());
-  fold_clients_in_order(
-      num_clients(), Vec(dim_y()), [&](int i, Vec& part) { do_lower_grad_y(i, {}, z, part); },
-      [&](int, Vec& part) { out += part; });
+  out = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_y())),
+                             [&](int i, Vec& part) { do_lower_grad_y(i, {}, z, part); });
   out /= static_cast<double>(num_clients());
 }
 
@@ -136,10 +128,8 @@ double BilevelProblem::do_lower_value_and_grad_y(int client, const Vec& z, Vec& 
 }
 
 void BilevelProblem::global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const {
-  out.setZero(dim_y());
-  fold_clients_in_order(
-      num_clients(), Vec(dim_y()), [&](int i, Vec& part) { do_lower_hvp(i, {}, z, v, part); },
-      [&](int, Vec& part) { out += part; });
+  out = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_y())),
+                             [&](int i, Vec& part) { do_lower_hvp(i, {}, z, v, part); });
   out /= static_cast<double>(num_clients());
 }
 
@@ -302,10 +292,8 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) co
   fx /= static_cast<double>(num_clients());
   const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
   if (warm) *warm = v;
-  Vec jv = Vec::Zero(dim_x());
-  fold_clients_in_order(
-      num_clients(), Vec(dim_x()), [&](int i, Vec& part) { do_lower_jvp(i, {}, z, v, part); },
-      [&](int, Vec& part) { jv += part; });
+  const Vec jv = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_x())),
+                                      [&](int i, Vec& part) { do_lower_jvp(i, {}, z, v, part); });
   return fx - jv / static_cast<double>(num_clients());
 }
 

@@ -91,4 +91,13 @@ void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold
   }
 }
 
+//! The sum over clients of part(i, slot) (a number or a vector shaped like `zero`), added in
+//! client order starting from `zero`: the plain loop's bits, computed on the evaluation threads.
+template <class Slot, class Part>
+Slot sum_clients_in_order(int clients, Slot zero, Part&& part) {
+  Slot total = zero;
+  fold_clients_in_order(clients, zero, part, [&](int, Slot& value) { total += value; });
+  return total;
+}
+
 }  // namespace fedbench

@@ -57,19 +57,14 @@ void MinimaxProblem::do_grad_y(int client, std::span<const Index> samples, const
 // Client parts added in client order (evaluation_threads.hpp): the same bits with any number
 // of evaluation threads.
 void MinimaxProblem::global_op(const Vec& z, Vec& out) const {
-  out.setZero(dim());
-  fold_clients_in_order(
-      num_clients(), Vec(dim()), [&](int i, Vec& part) { do_op(i, {}, z, part); },
-      [&](int, Vec& part) { out += part; });
+  out = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim())),
+                             [&](int i, Vec& part) { do_op(i, {}, z, part); });
   out /= static_cast<double>(num_clients());
 }
 
 double MinimaxProblem::global_value(const Vec& z) const {
-  double s = 0;
-  fold_clients_in_order(
-      num_clients(), 0.0, [&](int i, double& part) { part = do_value(i, {}, z); },
-      [&](int, double& part) { s += part; });
-  return s / num_clients();
+  return sum_clients_in_order(num_clients(), 0.0, [&](int i, double& part) { part = do_value(i, {}, z); }) /
+         num_clients();
 }
 
 void MinimaxProblem::core_metrics(const Vec& z, std::span<double> out, MetricState* /*state*/) const {
