@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "commands.hpp"
@@ -36,21 +37,32 @@ struct RunOptions {
   bool force = false;
 };
 
-void print_summary(const MemoryTrajectory& t, const std::vector<std::string>& outputs) {
-  const auto& s = t.summary;
-  std::printf("status: %s (%s)%s%s\n", s.status().c_str(), to_string(s.reason).c_str(),
-              s.message.empty() ? "" : ": ", s.message.c_str());
-  if (t.rows.empty()) return;
-  const auto& last = t.rows.back();
-  std::printf("rounds: %lld  samples: %lld  floats up/down: %lld/%lld  solver time: %.3f s\n",
-              static_cast<long long>(last.round), static_cast<long long>(last.oracle.samples),
-              static_cast<long long>(last.comm.floats_up),
-              static_cast<long long>(last.comm.floats_down), last.wall_time);
-  for (std::size_t k = 0; k < t.header.metric_names.size(); ++k)
-    std::printf("%s: %.6e -> %.6e\n", t.header.metric_names[k].c_str(), t.rows.front().metrics[k],
-                last.metrics[k]);
-  for (const auto& output : outputs) std::printf("written: %s\n", output.c_str());
-}
+// What the terminal summary needs of a run, and no more: the metric names, the first and last
+// rows and the outcome (a long run or one with many clients is not kept in memory for it).
+class RunDigest : public TrajectorySink {
+ public:
+  void begin(const RunHeader& h) override { metric_names_ = h.metric_names; }
+  void row(const TrajectoryRow& r) override {
+    if (!first_) first_ = r;
+    last_ = r;
+  }
+  void end(const RunSummary& s) override {
+    std::printf("status: %s (%s)%s%s\n", s.status().c_str(), to_string(s.reason).c_str(),
+                s.message.empty() ? "" : ": ", s.message.c_str());
+    if (!first_) return;
+    std::printf("rounds: %lld  samples: %lld  floats up/down: %lld/%lld  solver time: %.3f s\n",
+                static_cast<long long>(last_.round), static_cast<long long>(last_.oracle.samples),
+                static_cast<long long>(last_.comm.floats_up),
+                static_cast<long long>(last_.comm.floats_down), last_.wall_time);
+    for (std::size_t k = 0; k < metric_names_.size(); ++k)
+      std::printf("%s: %.6e -> %.6e\n", metric_names_[k].c_str(), first_->metrics[k], last_.metrics[k]);
+  }
+
+ private:
+  std::vector<std::string> metric_names_;
+  std::optional<TrajectoryRow> first_;
+  TrajectoryRow last_;
+};
 
 int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   for (const char* opt : {"--rounds", "--clients", "--participation",
@@ -160,17 +172,19 @@ std::function<int()> add_run(CLI::App& app) {
     std::vector<io::OutputFormat> formats;
     for (const auto& path : o->outputs) formats.push_back(io::output_format_of(path));
     PreparedRun run = prepare_run(req);
-    MemoryTrajectory memory;
     suite::RunProgress progress(req.budget.rounds, o->quiet);
     std::vector<std::unique_ptr<TrajectorySink>> files;
-    std::vector<TrajectorySink*> sinks{&memory, &progress};
+    std::vector<TrajectorySink*> sinks{&progress};
     for (std::size_t k = 0; k < o->outputs.size(); ++k) {
       files.push_back(io::make_file_sink(formats[k], o->outputs[k]));
       sinks.push_back(files.back().get());
     }
+    RunDigest digest;  // last: it prints when the files are complete
+    if (!o->quiet) sinks.push_back(&digest);
     TeeSink tee(sinks);
     const RunSummary summary = execute(run, threads, tee, command_line());
-    if (!o->quiet) print_summary(memory, o->outputs);
+    if (!o->quiet)
+      for (const auto& output : o->outputs) std::printf("written: %s\n", output.c_str());
     return summary.reason == StopReason::error ? 1 : 0;
   };
 }

@@ -10,13 +10,23 @@ namespace fedbench {
 
 ClientSampler::ClientSampler(const Participation& participation, int num_clients,
                              std::uint64_t seed)
-    : participation_(participation), num_clients_(num_clients), seed_(seed),
-      selected_(static_cast<std::size_t>(std::max(num_clients, participation.clients_per_round))) {
+    : participation_(participation), num_clients_(num_clients), seed_(seed) {
   if (participation_.mode == Participation::Mode::uniform &&
       participation_.clients_per_round > num_clients)
     throw UserError("participation uniform:" + std::to_string(participation_.clients_per_round) +
                     " asks for more clients per round than the problem has (" +
                     std::to_string(num_clients) + ")");
+  selected_.resize(static_cast<std::size_t>(max_per_round()));
+}
+
+int ClientSampler::max_per_round() const {
+  switch (participation_.mode) {
+    case Participation::Mode::uniform:
+    case Participation::Mode::iid: return participation_.clients_per_round;
+    case Participation::Mode::full:
+    case Participation::Mode::bernoulli: break;
+  }
+  return num_clients_;
 }
 
 std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {

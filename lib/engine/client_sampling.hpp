@@ -18,6 +18,8 @@ class ClientSampler {
   ClientSampler(const Participation& participation, int num_clients, std::uint64_t seed);
   //! The sampled ids for (round, phase); the span stays valid until the next call.
   std::span<const int> sample(std::int64_t round, int phase);
+  //! The most ids one call can return: M, or m for uniform and iid sampling.
+  int max_per_round() const;
 
  private:
   Participation participation_;

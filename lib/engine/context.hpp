@@ -20,9 +20,10 @@ namespace fedbench {
 //! replacement, from a stream keyed by (seed, "oracle-batch", client, round, draw number).
 class ClientOracle {
  public:
-  ClientOracle(const MinimaxProblem& problem, int client, OracleCounts& counts,
-               std::uint64_t seed)
+  ClientOracle(const MinimaxProblem& problem, int client, OracleCounts& counts, std::uint64_t seed)
       : problem_(&problem), client_(client), counts_(&counts), seed_(seed) {}
+  //! Unbound: the engine's, bound to a client before each use.
+  ClientOracle(const MinimaxProblem& problem, std::uint64_t seed) : problem_(&problem), seed_(seed) {}
 
   Index num_samples() const { return problem_->num_samples(client_); }
 
@@ -53,6 +54,10 @@ class ClientOracle {
 
  private:
   friend class ClientCtx;
+  void bind(int client, OracleCounts& counts) {
+    client_ = client;
+    counts_ = &counts;
+  }
   void start_round(std::int64_t round, int phase, int occurrence) {
     round_ = round;
     // Phases of a round, and repeated draws of one client (iid sampling), use disjoint keys.
@@ -62,8 +67,8 @@ class ClientOracle {
   }
 
   const MinimaxProblem* problem_;
-  int client_;
-  OracleCounts* counts_;
+  int client_ = -1;
+  OracleCounts* counts_ = nullptr;
   std::uint64_t seed_;
   std::int64_t round_ = 0;
   std::int64_t draws_ = 0;
@@ -79,6 +84,8 @@ class BilevelOracle {
  public:
   BilevelOracle(const BilevelProblem& problem, int client, OracleCounts& counts, std::uint64_t seed)
       : problem_(&problem), client_(client), counts_(&counts), seed_(seed) {}
+  //! Unbound: the engine's, bound to a client before each use.
+  BilevelOracle(const BilevelProblem& problem, std::uint64_t seed) : problem_(&problem), seed_(seed) {}
 
   Index num_upper_samples() const { return problem_->num_upper_samples(client_); }
   Index num_lower_samples() const { return problem_->num_samples(client_); }
@@ -102,6 +109,10 @@ class BilevelOracle {
 
  private:
   friend class ClientCtx;
+  void bind(int client, OracleCounts& counts) {
+    client_ = client;
+    counts_ = &counts;
+  }
   void start_round(std::int64_t round, int phase, int occurrence) {
     round_ = round;
     draws_ = (static_cast<std::int64_t>(phase) << 32) | (static_cast<std::int64_t>(occurrence) << 40);
@@ -109,21 +120,25 @@ class BilevelOracle {
   std::span<const Index> draw(int batch, Index m, std::string_view level, std::vector<Index>& buffer);
 
   const BilevelProblem* problem_;
-  int client_;
-  OracleCounts* counts_;
+  int client_ = -1;
+  OracleCounts* counts_ = nullptr;
   std::uint64_t seed_;
   std::int64_t round_ = 0, draws_ = 0;
   std::vector<Index> upper_, lower_;
 };
 
+//! A context holds no state from one round to the next (the oracles' streams are keyed by
+//! client and round, their buffers are scratch), so the engine keeps one per client running
+//! at a time and binds it to a client before its work: a run with 10^5 clients keeps as many
+//! contexts as clients per round, and a round touches no per-client context memory.
 class ClientCtx {
  public:
-  ClientCtx(const Problem& problem, int client, OracleCounts& counts, std::uint64_t seed)
-      : problem_(&problem), client_(client), seed_(seed),
+  ClientCtx(const Problem& problem, std::uint64_t seed)
+      : problem_(&problem), seed_(seed),
         minimax_(dynamic_cast<const MinimaxProblem*>(&problem)),
         bilevel_(dynamic_cast<const BilevelProblem*>(&problem)) {
-    if (minimax_) oracle_.emplace(*minimax_, client, counts, seed);
-    if (bilevel_) bilevel_oracle_.emplace(*bilevel_, client, counts, seed);
+    if (minimax_) oracle_.emplace(*minimax_, seed);
+    if (bilevel_) bilevel_oracle_.emplace(*bilevel_, seed);
   }
 
   int id() const { return client_; }
@@ -150,6 +165,12 @@ class ClientCtx {
   void project(Vec& z) const { problem_->project(z); }
   Vec initial_point() const { return problem_->initial_point(); }
 
+  //! Engine use: make this the context of `client`, whose oracle calls count in `counts`.
+  void bind(int client, OracleCounts& counts) {
+    client_ = client;
+    if (oracle_) oracle_->bind(client, counts);
+    if (bilevel_oracle_) bilevel_oracle_->bind(client, counts);
+  }
   //! Engine use: position the context at (round, phase) before client work; `occurrence`
   //! counts earlier draws of this client in the same round (iid sampling), 0 otherwise.
   void enter(std::int64_t round, int phase, int occurrence = 0) {
@@ -162,7 +183,7 @@ class ClientCtx {
 
  private:
   const Problem* problem_;
-  int client_;
+  int client_ = -1;
   std::uint64_t seed_;
   std::int64_t round_ = 0;
   int phase_ = 0;

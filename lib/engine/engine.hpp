@@ -4,6 +4,8 @@
 // client-id order. Between rounds, outside the timed region: budgets, divergence, evaluation.
 // The loop is a template over the solver type: no virtual call per scalar, and after the
 // first round it allocates nothing (buffers for Down, Up and client state are reused).
+// Per client it keeps only what outlives a round (oracle counts, lasting solver state);
+// contexts, uploads and scratch solver state belong to positions in the round.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -79,20 +81,21 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
 
   OracleLedger ledger(num_clients);
   ServerCtx server(problem, config.seed);
-  std::vector<ClientCtx> clients;
-  clients.reserve(num_clients);
-  for (int i = 0; i < num_clients; ++i)
-    clients.emplace_back(problem, i, ledger.client(i), config.seed);
-  std::vector<typename S::Client> states(num_clients);
-  std::vector<char> ready(static_cast<std::size_t>(num_clients), 1);  // client state set up
-  std::vector<Up> uploads(static_cast<std::size_t>(
-      std::max(num_clients, config.participation.clients_per_round)));
-  std::vector<int> group_start;  // sampled positions where a new client id begins
-  group_start.reserve(uploads.size() + 1);
-  std::vector<OracleCounts> counted_before;  // per group: its client's counts before the phase
-  counted_before.reserve(uploads.size());
-  typename S::Down down{};
   ClientSampler sampler(config.participation, num_clients, config.seed);
+  const auto per_round = static_cast<std::size_t>(sampler.max_per_round());
+  std::vector<ClientCtx> contexts;  // one per client running at a time, bound to it when it runs
+  contexts.reserve(per_round);
+  for (std::size_t k = 0; k < per_round; ++k) contexts.emplace_back(problem, config.seed);
+  const bool state_per_slot = solver_client_is_scratch<S>() && !config.scratch_per_client;
+  std::vector<typename S::Client> states(state_per_slot ? per_round : static_cast<std::size_t>(num_clients));
+  std::vector<char> ready(contract::declares_init_client<S> ? static_cast<std::size_t>(num_clients) : 0,
+                          1);  // client state set up
+  std::vector<Up> uploads(per_round);
+  std::vector<int> group_start;  // sampled positions where a new client id begins
+  group_start.reserve(per_round + 1);
+  std::vector<OracleCounts> counted_before;  // per group: its client's counts before the phase
+  counted_before.reserve(per_round);
+  typename S::Down down{};
   ThreadPool pool(threads);
   CommCounts comm;
 
@@ -108,8 +111,10 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     // no oracle call, every other client is set up when it first takes part: a client that
     // never does costs no state (cross-device runs), and its streams are the same either way.
     if constexpr (contract::declares_init_client<S>) {
-      clients[0].enter(-1, 0);
-      solver.init_client(clients[0], states[0]);
+      ClientCtx& ctx = contexts[0];
+      ctx.bind(0, ledger.client(0));
+      ctx.enter(-1, 0);
+      solver.init_client(ctx, states[0]);
       const OracleCounts& first = ledger.client(0);
       const bool lazy = first.samples == 0 &&
                         std::all_of(first.calls.begin(), first.calls.end(), [](std::int64_t n) { return n == 0; });
@@ -118,8 +123,9 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
           ready[i] = 0;
           continue;
         }
-        clients[i].enter(-1, 0);
-        solver.init_client(clients[i], states[i]);
+        ctx.bind(i, ledger.client(i));
+        ctx.enter(-1, 0);
+        solver.init_client(ctx, states[i]);
       }
     }
     wall += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -142,6 +148,14 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
         server.enter(r, phase, sampled);
         if (sampled.empty()) continue;  // nobody showed up: nothing is sent, nothing changes
         const auto n = static_cast<std::int64_t>(sampled.size());
+        // The clients' first cache lines are requested all at once, before the server's broadcast:
+        // with clients drawn from 10^5 the misses overlap instead of each client waiting.
+        for (std::int64_t k = 0; k < n; ++k) {
+          const int id = sampled[k];
+          if (!state_per_slot) __builtin_prefetch(&states[id]);
+          __builtin_prefetch(&ledger.client(id));
+          problem.prefetch_client(id);
+        }
         solver.server_begin(server, down);
         const MessageSize down_size = message_size(down);
         comm.messages_down += n;
@@ -154,16 +168,18 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
           if (k == 0 || sampled[k] != sampled[k - 1]) group_start.push_back(static_cast<int>(k));
         group_start.push_back(static_cast<int>(n));
         auto client_work = [&](int g) {
+          ClientCtx& ctx = contexts[g];
           for (int k = group_start[g]; k < group_start[g + 1]; ++k) {
             const int id = sampled[k];
+            ctx.bind(id, ledger.client(id));
             if constexpr (contract::declares_init_client<S>)
               if (!ready[id]) {
-                clients[id].enter(-1, 0);
-                solver.init_client(clients[id], states[id]);
+                ctx.enter(-1, 0);
+                solver.init_client(ctx, states[id]);
                 ready[id] = 1;
               }
-            clients[id].enter(r, phase, k - group_start[g]);
-            solver.client_round(clients[id], states[id], down, uploads[k]);
+            ctx.enter(r, phase, k - group_start[g]);
+            solver.client_round(ctx, states[state_per_slot ? g : id], down, uploads[k]);
           }
         };
         const int groups = static_cast<int>(group_start.size()) - 1;
@@ -207,7 +223,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   summary.rounds = completed;
   summary.wall_time = wall;
   summary.eval_time = monitor.eval_time();
-  for (int i = 0; i < num_clients; ++i) summary.per_client.push_back(ledger.client(i));
+  summary.per_client = std::move(ledger).release();
   detail::record_final(problem, server.model(), summary, monitor.metric_state(), pool);
   sink.end(summary);
   return summary;

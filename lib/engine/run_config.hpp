@@ -61,6 +61,10 @@ struct RunConfig {
   std::uint64_t seed = 0;
   Budget budget;
   EvalSchedule eval;
+  //! Give even scratch client state (solver_client_is_scratch) one instance per client, as if
+  //! it lasted. Like the thread count, not part of the run: results must not depend on it, and
+  //! tests use it to check that a solver's scratch declaration is true.
+  bool scratch_per_client = false;
 
   //! Canonical text (YAML subset, fixed key order): stored in every output file and, later,
   //! hashed into the run's identity.

@@ -111,6 +111,11 @@ template <class S>
 concept problem_kind_ok = std::same_as<std::remove_cv_t<decltype(S::kProblemKind)>, ProblemKind>;
 
 template <class S>
+concept declares_scratch_client = requires { S::kScratchClient; };
+template <class S>
+concept scratch_client_ok = std::same_as<std::remove_cv_t<decltype(S::kScratchClient)>, bool>;
+
+template <class S>
 concept declares_version = requires { S::version; };
 template <class S>
 concept version_ok = std::same_as<std::remove_cv_t<decltype(S::version)>, int>;
@@ -166,7 +171,23 @@ constexpr bool check_solver_contract() {
                                       "`static constexpr ProblemKind kProblemKind = ...;`");
   if constexpr (declares_version<S>)
     static_assert(version_ok<S>, "solver hook version: expected `static constexpr int version = N;`");
+  if constexpr (declares_scratch_client<S>) {
+    static_assert(scratch_client_ok<S>, "solver hook kScratchClient: expected "
+                                        "`static constexpr bool kScratchClient = true;`");
+    static_assert(!declares_init_client<S>, "solver: kScratchClient says the Client struct lives one "
+                                            "turn, but init_client sets up state that must last");
+  }
   return FederatedSolver<S>;
+}
+
+//! Whether a solver's Client struct is scratch: `static constexpr bool kScratchClient = true`
+//! says client_round writes every field before reading it, in every phase, so nothing in it
+//! outlives the client's turn. The engine then keeps one per client running at a time, not one
+//! per client (a round over 10^5 clients touches no cold solver state).
+template <class S>
+constexpr bool solver_client_is_scratch() {
+  if constexpr (contract::declares_scratch_client<S>) return S::kScratchClient;
+  return false;
 }
 
 //! The problem family a solver runs on: `static constexpr ProblemKind kProblemKind` in the

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fedbench {
@@ -54,6 +55,8 @@ class OracleLedger {
     for (const auto& c : per_client_) t += c;
     return t;
   }
+  //! The per-client counts, handed over without a copy (the ledger is empty after).
+  std::vector<OracleCounts> release() && { return std::move(per_client_); }
 
  private:
   std::vector<OracleCounts> per_client_;

@@ -17,67 +17,89 @@ void AffineGame::set_components(Index dim_x, Index dim_y,
   for (const auto& comps : clients) sizes.push_back(static_cast<Index>(comps.size()));
   set_shape(dim_x, dim_y, sizes);
 
-  components_ = std::move(clients);
-  client_M_.assign(components_.size(), Mat::Zero(d, d));
-  client_zeta_.assign(components_.size(), Vec::Zero(d));
+  const auto n = static_cast<Index>(clients.size());
+  first_.assign(1, 0);
+  for (Index m : sizes) first_.push_back(first_.back() + m);
+  components_.resize(d, (d + 1) * first_.back());
+  client_means_.resize(d, (d + 1) * n);
   global_M_ = Mat::Zero(d, d);
   global_zeta_ = Vec::Zero(d);
-  for (std::size_t i = 0; i < components_.size(); ++i) {
-    for (const Component& c : components_[i]) {
+  for (Index i = 0; i < n; ++i) {
+    Mat client_M = Mat::Zero(d, d);
+    Vec client_zeta = Vec::Zero(d);
+    for (std::size_t j = 0; j < clients[i].size(); ++j) {
+      Component& c = clients[i][j];
       FEDBENCH_CHECK(c.M.rows() == d && c.M.cols() == d && c.zeta.size() == d,
                      "affine component has the wrong shape");
       const Mat coupling_sum = c.M.topRightCorner(dim_x, dim_y).transpose() +
                                c.M.bottomLeftCorner(dim_y, dim_x);
       FEDBENCH_CHECK(coupling_sum.cwiseAbs().maxCoeff() <= 1e-12 * (1 + c.M.cwiseAbs().maxCoeff()),
                      "affine component is not the operator of a saddle function (M_yx != -M_xy^T)");
-      client_M_[i] += c.M;
-      client_zeta_[i] += c.zeta;
+      client_M += c.M;
+      client_zeta += c.zeta;
+      const Index block = first_[i] + static_cast<Index>(j);
+      components_.middleCols(block * (d + 1), d) = c.M;
+      components_.col(block * (d + 1) + d) = c.zeta;
+      c = Component{};  // give the generator's copy back as we go: set-up peaks at one copy
     }
-    const double m = static_cast<double>(components_[i].size());
-    client_M_[i] /= m;
-    client_zeta_[i] /= m;
-    global_M_ += client_M_[i];
-    global_zeta_ += client_zeta_[i];
+    const double m = static_cast<double>(clients[i].size());
+    client_M /= m;
+    client_zeta /= m;
+    global_M_ += client_M;
+    global_zeta_ += client_zeta;
+    client_means_.middleCols(i * (d + 1), d) = client_M;
+    client_means_.col(i * (d + 1) + d) = client_zeta;
   }
-  global_M_ /= static_cast<double>(components_.size());
-  global_zeta_ /= static_cast<double>(components_.size());
+  global_M_ /= static_cast<double>(n);
+  global_zeta_ /= static_cast<double>(n);
   z0_ = std::move(z0);
+}
+
+void AffineGame::prefetch_client_data(int client) const {
+  // The first component's block (all of it for a client with one sample): minibatch oracles
+  // read components; the mean block is read only by full-batch ones, which do enough work per
+  // byte not to need the hint.
+  const Index bytes = dim() * (dim() + 1) * static_cast<Index>(sizeof(double));
+  const char* first = reinterpret_cast<const char*>(components_.data()) + first_[client] * bytes;
+  for (Index b = 0; b < std::min<Index>(bytes + 64, 512); b += 64) __builtin_prefetch(first + b);
 }
 
 // Allocation-free: out is sized by the caller, and the matrix-vector products write into it.
 void AffineGame::do_op(int client, std::span<const Index> samples, const Vec& z,
                        Vec& out) const {
   if (samples.empty()) {
-    out.noalias() = client_M_[client] * z;
-    out += client_zeta_[client];
+    out.noalias() = client_matrix(client) * z;
+    out += client_offset(client);
     return;
   }
   out.setZero();
+  const Index first = first_[client];
   for (Index j : samples) {
-    const Component& c = components_[client][j];
-    out.noalias() += c.M * z;
-    out += c.zeta;
+    out.noalias() += matrix_of(components_, first + j) * z;
+    out += offset_of(components_, first + j);
   }
   out /= static_cast<double>(samples.size());
 }
 
-double AffineGame::component_value(const Component& c, const Vec& z) const {
+double AffineGame::block_value(const Mat& packed, Index block, const Vec& z) const {
   const Index dx = dim_x(), dy = dim_y();
+  const auto M = matrix_of(packed, block);
+  const auto zeta = offset_of(packed, block);
   const auto x = z.head(dx);
   const auto y = z.tail(dy);
   // x^T M_xx x equals x^T sym(M_xx) x, so the symmetric part need not be formed.
-  return 0.5 * x.dot(c.M.topLeftCorner(dx, dx) * x) + x.dot(c.M.topRightCorner(dx, dy) * y) -
-         0.5 * y.dot(c.M.bottomRightCorner(dy, dy) * y) + c.zeta.head(dx).dot(x) -
-         c.zeta.tail(dy).dot(y);
+  return 0.5 * x.dot(M.topLeftCorner(dx, dx) * x) + x.dot(M.topRightCorner(dx, dy) * y) -
+         0.5 * y.dot(M.bottomRightCorner(dy, dy) * y) + zeta.head(dx).dot(x) - zeta.tail(dy).dot(y);
 }
 
 double AffineGame::do_value(int client, std::span<const Index> samples, const Vec& z) const {
   double s = 0;
+  const Index first = first_[client];
   if (samples.empty()) {
-    for (const Component& c : components_[client]) s += component_value(c, z);
-    return s / static_cast<double>(components_[client].size());
+    for (Index b = first; b < first_[client + 1]; ++b) s += block_value(components_, b, z);
+    return s / static_cast<double>(first_[client + 1] - first);
   }
-  for (Index j : samples) s += component_value(components_[client][j], z);
+  for (Index j : samples) s += block_value(components_, first + j, z);
   return s / static_cast<double>(samples.size());
 }
 
@@ -99,7 +121,7 @@ Constants AffineGame::compute_constants() const {
   const Vec z_star = *reference_solution();
   double sigma = 0, worst = 0;
   for (int i = 0; i < n; ++i) {
-    const double s = (client_M_[i] * z_star + client_zeta_[i]).squaredNorm();
+    const double s = (client_matrix(i) * z_star + client_offset(i)).squaredNorm();
     sigma += s;
     worst = std::max(worst, s);
   }
@@ -120,9 +142,9 @@ Constants AffineGame::compute_constants() const {
           [this, n, mu_global, monotone](Constants& c) {
             double mu_clients = INFINITY, lip_clients = 0, ell_clients = 0, ell_clients_exact = 0;
             for (int i = 0; i < n; ++i) {
-              mu_clients = std::min(mu_clients, strong_monotonicity(client_M_[i]));
-              lip_clients = std::max(lip_clients, lipschitz(client_M_[i]));
-              ell_clients = std::max(ell_clients, cocoercivity_eig(client_M_[i]));
+              mu_clients = std::min(mu_clients, strong_monotonicity(client_matrix(i)));
+              lip_clients = std::max(lip_clients, lipschitz(client_matrix(i)));
+              ell_clients = std::max(ell_clients, cocoercivity_eig(client_matrix(i)));
             }
             c.set(Constant::lipschitz_client_max, lip_clients, "max_i ||M_i||_2");
             if (mu_clients > 0) {
@@ -136,7 +158,7 @@ Constants AffineGame::compute_constants() const {
             c.set(Constant::cocoercivity_client_max, ell_clients, "max_i ell_i, eigenvalue formula (Zhang et al. 2024, App. G)");
             if (mu_clients > 0) {
               for (int i = 0; i < n; ++i)
-                ell_clients_exact = std::max(ell_clients_exact, cocoercivity_exact(client_M_[i]));
+                ell_clients_exact = std::max(ell_clients_exact, cocoercivity_exact(client_matrix(i)));
               c.set(Constant::cocoercivity_client_max_exact, ell_clients_exact, "max_i exact ell_i");
             }
           });
@@ -145,15 +167,14 @@ Constants AffineGame::compute_constants() const {
   k.later({Constant::cocoercivity_sample_max, Constant::cocoercivity_sample_max_exact}, [this, n](Constants& c) {
     double ell_samples = 0, ell_samples_exact = 0;
     bool samples_invertible = true;
-    for (int i = 0; i < n; ++i)
-      for (const Component& comp : components_[i]) {
-        ell_samples = std::max(ell_samples, cocoercivity_eig(comp.M));
-        if (samples_invertible && Eigen::FullPivLU<Mat>(comp.M).isInvertible() &&
-            strong_monotonicity(comp.M) > 0)
-          ell_samples_exact = std::max(ell_samples_exact, cocoercivity_exact(comp.M));
-        else
-          samples_invertible = false;
-      }
+    for (Index b = 0; b < first_[n]; ++b) {
+      const Mat M = matrix_of(components_, b);
+      ell_samples = std::max(ell_samples, cocoercivity_eig(M));
+      if (samples_invertible && Eigen::FullPivLU<Mat>(M).isInvertible() && strong_monotonicity(M) > 0)
+        ell_samples_exact = std::max(ell_samples_exact, cocoercivity_exact(M));
+      else
+        samples_invertible = false;
+    }
     c.set(Constant::cocoercivity_sample_max, ell_samples, "max_ij ell_ij, eigenvalue formula (Zhang et al. 2024, App. G)");
     if (samples_invertible)
       c.set(Constant::cocoercivity_sample_max_exact, ell_samples_exact, "max_ij exact ell_ij");
@@ -167,17 +188,16 @@ void AffineGame::write_instance(InstanceWriter& out) const {
   out.vector("global/zeta", global_zeta_, "zetabar, mean over clients of zeta_i");
   for (int i = 0; i < num_clients(); ++i) {
     const std::string client = "clients/" + std::to_string(i) + "/";
-    const auto& parts = components_[i];
-    const Index m = static_cast<Index>(parts.size());
+    const Index m = num_samples(i);
     Mat M(m * d, d), zeta(m, d);
     for (Index j = 0; j < m; ++j) {
-      M.middleRows(j * d, d) = parts[j].M;
-      zeta.row(j) = parts[j].zeta.transpose();
+      M.middleRows(j * d, d) = component_matrix(i, j);
+      zeta.row(j) = component_offset(i, j).transpose();
     }
     out.matrix(client + "M", M, "components stacked: M_ij = M[j*d:(j+1)*d, :], F_ij(z) = M_ij z + zeta_ij");
     out.matrix(client + "zeta", zeta, "zeta_ij = zeta[j, :]");
-    out.matrix(client + "M_mean", client_M_[i], "M_i, the mean of the client's components");
-    out.vector(client + "zeta_mean", client_zeta_[i], "zeta_i, the mean of the client's offsets");
+    out.matrix(client + "M_mean", client_matrix(i), "M_i, the mean of the client's components");
+    out.vector(client + "zeta_mean", client_offset(i), "zeta_i, the mean of the client's offsets");
   }
 }
 

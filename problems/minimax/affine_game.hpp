@@ -21,6 +21,8 @@ class AffineGame : public MinimaxProblem {
     Mat M;
     Vec zeta;
   };
+  //! A view of one stored d x d operator (whole columns of the packed storage).
+  using OperatorBlock = Eigen::Block<const Mat, Eigen::Dynamic, Eigen::Dynamic, true>;
 
   std::string problem_class() const override { return "strongly monotone affine VIP"; }
   Vec initial_point() const override { return z0_.size() ? z0_ : Vec::Zero(dim()); }
@@ -28,10 +30,11 @@ class AffineGame : public MinimaxProblem {
   //! Every component (stacked per client), the client means and the global mean.
   void write_instance(InstanceWriter& out) const override;
 
-  //! Client mean operator M_i, zeta_i and the global means (for tests and constants).
-  const Mat& client_matrix(int i) const { return client_M_[i]; }
-  const Vec& client_offset(int i) const { return client_zeta_[i]; }
-  const Component& component(int i, Index j) const { return components_[i][j]; }
+  //! Component (i, j), the client mean operator M_i, zeta_i and the global means.
+  OperatorBlock component_matrix(int i, Index j) const { return matrix_of(components_, first_[i] + j); }
+  Mat::ConstColXpr component_offset(int i, Index j) const { return offset_of(components_, first_[i] + j); }
+  OperatorBlock client_matrix(int i) const { return matrix_of(client_means_, i); }
+  Mat::ConstColXpr client_offset(int i) const { return offset_of(client_means_, i); }
   const Mat& global_matrix() const { return global_M_; }
   const Vec& global_offset() const { return global_zeta_; }
 
@@ -40,16 +43,26 @@ class AffineGame : public MinimaxProblem {
   void set_components(Index dim_x, Index dim_y, std::vector<std::vector<Component>> clients,
                       Vec z0 = {});
 
+  void prefetch_client_data(int client) const override;
   void do_op(int client, std::span<const Index> samples, const Vec& z, Vec& out) const override;
   double do_value(int client, std::span<const Index> samples, const Vec& z) const override;
   Constants compute_constants() const override;
 
  private:
-  double component_value(const Component& c, const Vec& z) const;
+  // Operators are packed as d x (d + 1) blocks, M then zeta, one block after another: a client's
+  // components are one contiguous stretch of memory, which is what a cross-device round with
+  // 10^5 clients pays for in cache misses (a heap block per matrix cost several cold lines).
+  OperatorBlock matrix_of(const Mat& packed, Index block) const {
+    return packed.middleCols(block * (dim() + 1), dim());
+  }
+  Mat::ConstColXpr offset_of(const Mat& packed, Index block) const {
+    return packed.col(block * (dim() + 1) + dim());
+  }
+  double block_value(const Mat& packed, Index block, const Vec& z) const;
 
-  std::vector<std::vector<Component>> components_;
-  std::vector<Mat> client_M_;
-  std::vector<Vec> client_zeta_;
+  Mat components_;            // every component, client after client
+  std::vector<Index> first_;  // client i's components are blocks first_[i] .. first_[i+1]-1
+  Mat client_means_;          // block i: M_i, zeta_i
   Mat global_M_;
   Vec global_zeta_;
   Vec z0_;

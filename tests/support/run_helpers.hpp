@@ -56,6 +56,7 @@ struct RunSpec {
   std::string participation = "full";
   std::uint64_t seed = 7;
   std::int64_t eval_every = 1;
+  bool scratch_per_client = false;  //!< RunConfig::scratch_per_client
 };
 
 inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
@@ -71,6 +72,7 @@ inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
   req.budget.rounds = spec.rounds;
   req.eval.every = spec.eval_every;
   PreparedRun prepared = prepare_run(req, p);
+  prepared.config.scratch_per_client = spec.scratch_per_client;
   MemoryTrajectory t;
   execute(prepared, spec.threads, t);
   return t;

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "engine/context.hpp"
 #include "engine/solver.hpp"
@@ -98,6 +100,31 @@ TEST_CASE("conformance: every solver gives the same bits with 1 and 3 threads") 
       require_same_bits(run_game(one), run_game(three));
     }
   }
+}
+
+// A solver that declares its Client struct scratch gets one per running client, handed from
+// client to client; if any field carried over (from the previous client at that position, or
+// from this client's last turn), the run would differ from one with a Client per client.
+TEST_CASE("conformance: scratch client state per position gives the bits of state per client") {
+  std::set<std::string> compared;
+  for (const auto& name : fedbench::testing::solvers_of("minimax")) {
+    CAPTURE(name);
+    for (const std::string part : {"uniform:2", "iid:7"}) {  // iid: one position runs a client twice
+      CAPTURE(part);
+      RunSpec per_position{name, {}, 12, 2, part}, per_client = per_position;
+      per_client.scratch_per_client = true;
+      MemoryTrajectory a;
+      try {
+        a = run_game(per_position);
+      } catch (const UserError&) {
+        continue;  // needs full participation: every position is then its own client
+      }
+      require_same_bits(a, run_game(per_client));
+      compared.insert(name);
+    }
+  }
+  for (const char* scratch : {"catalyst-scaffold-s", "cd-mage", "fed-norm-sgda", "fess-gda", "local-seg", "local-sgda"})
+    CHECK(compared.count(scratch) == 1);
 }
 
 TEST_CASE("conformance: a different seed changes stochastic runs but not deterministic ones") {

@@ -65,6 +65,7 @@ struct CatalystScaffold {
   struct Client {
     Vec z, a, b;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   bool same_clients_every_phase() const { return true; }
   int phases() const { return 2; }

@@ -87,6 +87,7 @@ struct CdMage {
   struct Client {
     Vec z, a, b, g_prev;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   bool same_clients_every_phase() const { return p.phase2_clients == Params::Phase2Clients::same; }
   int phases() const { return p.estimator == Params::Estimator::none ? 1 : 2; }

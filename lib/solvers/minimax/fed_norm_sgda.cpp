@@ -54,6 +54,7 @@ struct FedNormSgda {
   struct Client {
     Vec z, at_snapshot, g, gy;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   void init(ServerCtx& s) {
     if (p.snapshot_period > 0) snapshot_ = s.model().head(s.dim_x());

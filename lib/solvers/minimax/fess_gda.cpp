@@ -47,6 +47,7 @@ struct FessGda : ModelAveraging {
   struct Client {
     Vec z, g;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   void init(ServerCtx& s) { anchor_ = s.model().head(s.dim_x()); }
 

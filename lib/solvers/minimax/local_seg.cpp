@@ -57,6 +57,7 @@ struct LocalSeg : ModelAveraging {
   struct Client {
     Vec x, u, g;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
     auto next_batch = [&] {

@@ -65,6 +65,7 @@ struct LocalSgda : ModelAveraging {
   struct Client {
     Vec x, g;
   };
+  static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   double step_at(std::int64_t t) const {
     if (p.schedule == Params::Schedule::constant) return p.step_size;
