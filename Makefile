@@ -43,14 +43,14 @@ test-asan test-tsan: test-%:
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
 	  -DCMAKE_C_COMPILER=$(SAN_CC) -DCMAKE_CXX_COMPILER=$(CXX) \
 	  -DFEDBENCH_SANITIZE=$(if $(filter asan,$*),address,thread)
-	cmake --build build-$*$(SAN_CLANG) -j $(JOBS)
+	cmake --build build-$*$(SAN_CLANG) -j $(JOBS) $(if $(SAN_TARGET),--target $(SAN_TARGET))
 	cd build-$*$(SAN_CLANG) && ctest --output-on-failure -j $(JOBS) $(SAN_TESTS)
 
 # What CI runs under ASan + UBSan: every test but the command-line ones (unit tests, solver
 # and problem contracts, fuzz corpora, the report check). The command-line tests add about 25
 # minutes under ASan on two cores; make test-asan runs them too.
 test-asan-quick:
-	$(MAKE) test-asan "SAN_TESTS=-E '^cli[.]'"
+	$(MAKE) test-asan "SAN_TESTS=-E '^cli[.]'" SAN_TARGET=fedbench_test_programs
 
 # The long fault runs (docs/reliability.md): 300 SIGKILLs at random moments of a 600-run suite
 # with two jobs, resumed after each, then mpirun -np 2 killed mid-way; results compared with

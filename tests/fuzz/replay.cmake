@@ -11,6 +11,7 @@ foreach(source ${FEDBENCH_REPLAYED})
   target_link_libraries(replay_${name} PRIVATE fedbench_objects)
   target_include_directories(replay_${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz)
   set_target_properties(replay_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+  add_dependencies(fedbench_test_programs replay_${name})
   add_test(NAME fuzz-replay.${name}
            COMMAND replay_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
 endforeach()
