@@ -140,7 +140,9 @@ TEST_CASE("hdf5: a run replayed into a new file reads back the same (the report'
   CHECK(b.column_names == a.column_names);
   CHECK(b.per_client == a.per_client);
   REQUIRE(b.columns.size() == a.columns.size());
-  for (const auto& [name, values] : a.columns) {
+  for (const auto& column : a.columns) {
+    const std::string& name = column.first;  // not a structured binding: CAPTURE's lambda (clang 14)
+    const auto& values = column.second;
     CAPTURE(name);
     const auto& other = b.column(name);
     REQUIRE(other.size() == values.size());
