@@ -81,10 +81,10 @@ void AffineGame::do_op(int client, std::span<const Index> samples, const Vec& z,
   out /= static_cast<double>(samples.size());
 }
 
-double AffineGame::block_value(const Mat& packed, Index block, const Vec& z) const {
+double AffineGame::block_value(Index block, const Vec& z) const {
   const Index dx = dim_x(), dy = dim_y();
-  const auto M = matrix_of(packed, block);
-  const auto zeta = offset_of(packed, block);
+  const auto M = matrix_of(components_, block);
+  const auto zeta = offset_of(components_, block);
   const auto x = z.head(dx);
   const auto y = z.tail(dy);
   // x^T M_xx x equals x^T sym(M_xx) x, so the symmetric part need not be formed.
@@ -96,10 +96,10 @@ double AffineGame::do_value(int client, std::span<const Index> samples, const Ve
   double s = 0;
   const Index first = first_[client];
   if (samples.empty()) {
-    for (Index b = first; b < first_[client + 1]; ++b) s += block_value(components_, b, z);
+    for (Index b = first; b < first_[client + 1]; ++b) s += block_value(b, z);
     return s / static_cast<double>(first_[client + 1] - first);
   }
-  for (Index j : samples) s += block_value(components_, first + j, z);
+  for (Index j : samples) s += block_value(first + j, z);
   return s / static_cast<double>(samples.size());
 }
 

@@ -58,7 +58,8 @@ class AffineGame : public MinimaxProblem {
   Mat::ConstColXpr offset_of(const Mat& packed, Index block) const {
     return packed.col(block * (dim() + 1) + dim());
   }
-  double block_value(const Mat& packed, Index block, const Vec& z) const;
+  //! The saddle-function value of stored component block `block` at z.
+  double block_value(Index block, const Vec& z) const;
 
   Mat components_;            // every component, client after client
   std::vector<Index> first_;  // client i's components are blocks first_[i] .. first_[i+1]-1
