@@ -21,6 +21,7 @@ void print_entry(const RegistryEntry<Product>& e, bool with_params) {
   std::cout << "\n  " << e.summary << "\n  "
             << (e.alias_of.empty() ? "" : "implemented as " + e.alias_of + ": ") << e.citation << "\n";
   if (!with_params) return;
+  if (!e.objective.empty()) std::cout << "  objective: " << e.objective << "\n";
   auto specs = e.params;
   for (auto& s : specs) s.default_text = e.default_of(s);  // alias defaults
   if (specs.empty()) std::cout << "  (no parameters)\n";

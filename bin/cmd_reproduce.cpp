@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "commands.hpp"
 #include "core/error.hpp"
@@ -45,6 +46,8 @@ void list(const std::vector<suite::Experiment>& experiments) {
       continue;
     }
     std::printf("  substitutes: %s\n", e.substitutes.empty() ? "none" : e.substitutes.c_str());
+    for (const auto& s : e.follows_code) std::printf("  follows the authors' code: %s\n", s.c_str());
+    for (const auto& s : e.follows_paper) std::printf("  follows the paper's text: %s\n", s.c_str());
     std::printf("  claims:      %zu; time on 2 cores: %s (--quick: %s)\n\n", e.claims.size(),
                 e.time.empty() ? "not measured" : e.time.c_str(),
                 e.quick_time.empty() ? "not measured" : e.quick_time.c_str());
@@ -108,7 +111,28 @@ std::function<int()> add_reproduce(CLI::App& app) {
     }
     const auto& report_seeds = o->quick && !e.quick_report_seeds.empty() ? e.quick_report_seeds : e.report_seeds;
     if (!o->quiet) std::printf("%s: tuning grid (%s)\n", e.name.c_str(), e.suite_path.c_str());
-    run_into(e.suite_path, tuning, options);
+    {
+      const suite::Suite grid = suite::load_suite(e.suite_path, tuning);
+      // Claims are medians over several report seeds: a winner picked on one seed is picked
+      // by that seed's luck (--quick keeps its one seed: it checks mechanics, not verdicts).
+      std::set<std::uint64_t> tuning_seeds;
+      // (solver, problem point) -> the solver settings it chooses from
+      std::map<std::string, std::set<std::string>> candidates;
+      for (const auto& run : grid.runs) {
+        tuning_seeds.insert(run.request.seed);
+        std::string slot = run.request.solver, config = run.request.participation.to_text();
+        for (const auto& [k, v] : run.request.problem_params) slot += " " + k + "=" + v;
+        for (const auto& [k, v] : run.request.solver_params) config += " " + k + "=" + v;
+        candidates[slot].insert(config);
+      }
+      const bool chooses = std::any_of(candidates.begin(), candidates.end(),
+                                       [](const auto& c) { return c.second.size() > 1; });
+      if (!o->quick && e.select_metric && chooses && e.report_seeds.size() > 1 && tuning_seeds.size() < 3)
+        throw UserError(e.path + ": the claims are medians over " + std::to_string(e.report_seeds.size()) +
+                        " report seeds but " + e.suite_path + " tunes on " +
+                        std::to_string(tuning_seeds.size()) + "; give the suite at least 3 seeds");
+      suite::run_suite(grid, options);
+    }
 
     // 2. The best configuration per method, rerun on the report seeds.
     std::string report_dir = tuning.results_dir;
@@ -164,7 +188,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     }
 
     // 4. The claims.
-    const auto results = suite::check_claims(o->quick ? e.quick_claims : e.claims, report_dir);
+    const auto results = suite::check_claims(o->quick ? e.quick_claims : e.claims, {report_dir});
     int passed = 0;
     std::string log;
     for (const auto& r : results) {
@@ -173,9 +197,26 @@ std::function<int()> add_reproduce(CLI::App& app) {
       log += r.line + "\n";
     }
     const int failed = static_cast<int>(results.size()) - passed;
+
+    // 5. Diagnoses: each variant's runs on the report seeds, its claims checked together with
+    // the report runs. They explain failed claims and do not decide the exit status.
+    std::string diagnosis;
+    for (const auto& v : e.variants) {
+      suite::SuiteOverrides variant;
+      variant.results_dir = out + "/variants/" + v.name;
+      if (!report_seeds.empty()) variant.seeds = report_seeds;
+      if (o->quick) variant.rounds = e.quick_rounds;
+      if (!o->quiet) std::printf("%s: variant %s (%s)\n", e.name.c_str(), v.name.c_str(), v.suite_path.c_str());
+      run_into(v.suite_path, variant, options);
+      diagnosis += "variant " + v.name + ", explaining \"" + v.explains + "\":\n";
+      for (const auto& r : suite::check_claims(o->quick ? v.quick_claims : v.claims,
+                                               {report_dir, variant.results_dir}))
+        diagnosis += "  " + r.line + "\n";
+    }
+    std::printf("%s", diagnosis.c_str());
     std::printf("%d passed, %d failed\n", passed, failed);
-    io::write_text_file(out + "/claims.txt",
-                        log + std::to_string(passed) + " passed, " + std::to_string(failed) + " failed\n");
+    io::write_text_file(out + "/claims.txt", log + diagnosis + std::to_string(passed) + " passed, " +
+                                                 std::to_string(failed) + " failed\n");
     if (!o->quiet)
       std::printf("figure: %s/figure.png  report: %s/html/index.html\n", out.c_str(), out.c_str());
     return failed > 0 ? 1 : 0;

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "core/text.hpp"
 #include "engine/runner.hpp"
+#include "io/iterate_trace.hpp"
 #include "io/run_sinks.hpp"
 #include "suite/progress.hpp"
 #include "suite/mpi_world.hpp"
@@ -27,6 +28,7 @@ struct RunOptions {
   std::string participation = "full", target;
   std::vector<std::string> problems, solvers;  // one each for a single run; filters for a suite
   std::vector<std::string> problem_params, solver_params, outputs;
+  std::string trace_iterates;
   long long rounds = 100, seed = 0, eval_every = 1, max_samples = -1, max_bytes = -1;
   int eval_log = 0, clients = -1, threads = 0;
   double time_limit = -1, divergence_factor = 1e10;
@@ -67,7 +69,8 @@ class RunDigest : public TrajectorySink {
 int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   for (const char* opt : {"--rounds", "--clients", "--participation",
                           "--seed", "--eval-every", "--eval-log", "--target", "--max-samples",
-                          "--max-bytes", "--time-limit", "--divergence-factor", "--output"})
+                          "--max-bytes", "--time-limit", "--divergence-factor", "--output",
+                          "--trace-iterates"})
     if (sub.count(opt))
       throw UserError(std::string(opt) + " cannot be combined with a suite file; set it in " +
                       o.suite);
@@ -120,7 +123,7 @@ std::function<int()> add_run(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--rounds", o->rounds, "communication rounds (default 100)");
   sub->add_option("--clients", o->clients, "shortcut for -p clients=M");
-  sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q | iid:M");
+  sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q | iid:M | dropout:M:R (M candidates, up to floor(R M) drop out)");
   sub->add_option("--seed", o->seed, "seed of every random stream of the run (default 0)");
   sub->add_option("--eval-every", o->eval_every,
                   "record metrics every k rounds (default 1; problems with expensive exact metrics, "
@@ -138,6 +141,9 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
       ->allow_extra_args(false);
+  sub->add_option("--trace-iterates", o->trace_iterates,
+                  "write the server iterate z = (x, y) at every recorded row to FILE (text, "
+                  "\"round z_1 ... z_d\", exact doubles); with --eval-every 1, every round");
   sub->add_flag("-q,--quiet", o->quiet, "print nothing but errors");
 
   return [o, sub] {
@@ -178,6 +184,11 @@ std::function<int()> add_run(CLI::App& app) {
     for (std::size_t k = 0; k < o->outputs.size(); ++k) {
       files.push_back(io::make_file_sink(formats[k], o->outputs[k]));
       sinks.push_back(files.back().get());
+    }
+    std::unique_ptr<io::IterateTrace> trace;
+    if (!o->trace_iterates.empty()) {
+      trace = std::make_unique<io::IterateTrace>(o->trace_iterates);
+      sinks.push_back(trace.get());
     }
     RunDigest digest;  // last: it prints when the files are complete
     if (!o->quiet) sinks.push_back(&digest);

@@ -104,9 +104,14 @@ Partition partition_rows(const std::vector<double>& labels, int clients,
   Partition out(clients);
   switch (scheme.kind) {
     case PartitionScheme::Kind::contiguous: {
-      const Index m = n / clients;  // equal blocks in file order; the remainder is dropped
-      for (int i = 0; i < clients; ++i)
-        out[i].assign(rows.begin() + i * m, rows.begin() + (i + 1) * m);
+      // Blocks in file order, every row kept: the first n mod M clients hold one row more.
+      const Index base = n / clients, extra = n % clients;
+      Index start = 0;
+      for (int i = 0; i < clients; ++i) {
+        const Index size = base + (i < extra ? 1 : 0);
+        out[i].assign(rows.begin() + start, rows.begin() + start + size);
+        start += size;
+      }
       break;
     }
     case PartitionScheme::Kind::iid:

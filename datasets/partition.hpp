@@ -19,8 +19,8 @@ namespace fedbench::datasets {
 struct PartitionScheme {
   enum class Kind { iid, shards, dirichlet, quantity, contiguous } kind = Kind::iid;
   double value = 0;  //!< S for shards, alpha for dirichlet / quantity
-  //! "iid", "shards:2", "dirichlet:0.5", "quantity:1", "contiguous" (equal blocks in file
-  //! order, the remainder dropped); throws UserError naming the forms.
+  //! "iid", "shards:2", "dirichlet:0.5", "quantity:1", "contiguous" (blocks in file
+  //! order, every row kept: the first n mod M clients hold one row more); throws UserError naming the forms.
   static PartitionScheme parse(const std::string& text);
   std::string to_text() const;
 };

@@ -26,6 +26,10 @@ inline constexpr const char* kTheory = "theory";
 //! A real parameter still to be filled in from theory holds this sentinel after parsing.
 inline constexpr double kUnsetReal = std::numeric_limits<double>::quiet_NaN();
 inline bool is_unset(double v) { return std::isnan(v); }
+//! An integer parameter still to be filled in from theory holds its type's lowest value.
+template <class Int>
+  requires std::is_integral_v<Int>
+constexpr bool is_unset(Int v) { return v == std::numeric_limits<Int>::lowest(); }
 
 //! Open/closed bounds for numeric parameters; designated initializers read like the math:
 //! {.gt = 0, .le = 1} is 0 < v <= 1.
@@ -87,11 +91,15 @@ class Schema {
 
   template <class Int>
   Schema& integer(std::string name, Int P::*field, std::string default_text, Bounds bounds,
-                  std::string doc) {
+                  std::string doc, bool accepts_theory = false) {
     ParamSpec s{std::move(name), ParamType::integer, std::move(default_text), std::move(doc),
-                bounds, {}, false, {}};
+                bounds, {}, accepts_theory, {}};
     add(std::move(s),
         [field](P& p, const std::string& owner, const ParamSpec& spec, const std::string& t) {
+          if (spec.accepts_theory && t == kTheory) {
+            p.*field = std::numeric_limits<Int>::lowest();
+            return;
+          }
           const double v = detail::parse_number(owner, spec, t);
           // A value past the field's type would wrap (3e9 clients into a negative int).
           if (v > static_cast<double>(std::numeric_limits<Int>::max()) ||
@@ -101,7 +109,8 @@ class Schema {
           p.*field = static_cast<Int>(v);
         },
         [field](const P& p, const ParamSpec& spec) {
-          return detail::canonical_number(spec, static_cast<double>(p.*field));
+          return is_unset(p.*field) ? std::string(kTheory)
+                                    : detail::canonical_number(spec, static_cast<double>(p.*field));
         });
     return *this;
   }

@@ -24,6 +24,9 @@ struct RegistryEntry {
   std::string name;
   std::string summary;   //!< one line
   std::string citation;  //!< paper and algorithm/equation number
+  //! Problems: the exact objective, with every scaling, 1/2 factor, average (over clients or
+  //! rows) and regulariser written out (`static constexpr const char* kObjective`).
+  std::string objective;
   std::string kind;      //!< "problem" or "solver", for messages
   std::string family;    //!< "minimax" or "bilevel": the problem kind made or needed
   //! Problems whose metrics cost far more than a round (exact bilevel solves, inner ascents,

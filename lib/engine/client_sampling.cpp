@@ -1,6 +1,7 @@
 #include "engine/client_sampling.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -11,9 +12,10 @@ namespace fedbench {
 ClientSampler::ClientSampler(const Participation& participation, int num_clients,
                              std::uint64_t seed)
     : participation_(participation), num_clients_(num_clients), seed_(seed) {
-  if (participation_.mode == Participation::Mode::uniform &&
+  if ((participation_.mode == Participation::Mode::uniform ||
+       participation_.mode == Participation::Mode::dropout) &&
       participation_.clients_per_round > num_clients)
-    throw UserError("participation uniform:" + std::to_string(participation_.clients_per_round) +
+    throw UserError("participation " + participation_.to_text() +
                     " asks for more clients per round than the problem has (" +
                     std::to_string(num_clients) + ")");
   selected_.resize(static_cast<std::size_t>(max_per_round()));
@@ -22,7 +24,8 @@ ClientSampler::ClientSampler(const Participation& participation, int num_clients
 int ClientSampler::max_per_round() const {
   switch (participation_.mode) {
     case Participation::Mode::uniform:
-    case Participation::Mode::iid: return participation_.clients_per_round;
+    case Participation::Mode::iid:
+    case Participation::Mode::dropout: return participation_.clients_per_round;
     case Participation::Mode::full:
     case Participation::Mode::bernoulli: break;
   }
@@ -35,11 +38,12 @@ std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {
       std::iota(selected_.begin(), selected_.end(), 0);
       return {selected_.data(), selected_.size()};
     }
-    case Participation::Mode::uniform: {
+    case Participation::Mode::uniform:
+    case Participation::Mode::dropout: {
       // Partial Fisher-Yates: the first m entries of a random permutation. The permutation
       // array persists and its swaps are undone afterwards, so a round costs O(m), not O(M).
       Stream s(seed_, "client-sampling", -1, round, phase);
-      const int m = participation_.clients_per_round;
+      int m = participation_.clients_per_round;
       if (scratch_.empty()) {
         scratch_.resize(static_cast<std::size_t>(num_clients_));
         std::iota(scratch_.begin(), scratch_.end(), 0);
@@ -50,8 +54,15 @@ std::span<const int> ClientSampler::sample(std::int64_t round, int phase) {
         std::swap(scratch_[k], scratch_[j]);
         swaps_.push_back(j);
       }
+      // Drop-outs: the first m - floor(U r m) candidates of the random order respond, a
+      // uniformly random subset (the candidates' draw is the same as uniform:m's).
+      if (participation_.mode == Participation::Mode::dropout) {
+        const double u = Stream(seed_, "client-dropout", -1, round, phase).uniform();
+        m -= static_cast<int>(std::floor(u * participation_.drop_fraction * m));
+      }
       std::copy(scratch_.begin(), scratch_.begin() + m, selected_.begin());
-      for (int k = m - 1; k >= 0; --k) std::swap(scratch_[k], scratch_[swaps_[k]]);  // back to the identity
+      for (int k = static_cast<int>(swaps_.size()) - 1; k >= 0; --k)
+        std::swap(scratch_[k], scratch_[swaps_[k]]);  // back to the identity
       std::sort(selected_.begin(), selected_.begin() + m);
       return {selected_.data(), static_cast<std::size_t>(m)};
     }

@@ -1,7 +1,10 @@
 // Which clients take part in a round: all; m of M uniformly without replacement; each
 // independently with probability q; or m i.i.d. uniform draws with replacement (the theory's
 // model of cross-device sampling: J. Xie et al., arXiv 2105.14216, 2021, Section 4, each
-// client drawn i.i.d. from D), where a client may appear several times.
+// client drawn i.i.d. from D), where a client may appear several times; or m candidates of
+// whom only m - floor(U r m) respond, U uniform on [0, 1) per round and phase (the drop-out
+// model of the code released with Xie et al.'s CD-MAGE: a uniformly random subset of the
+// candidates, between m - floor(r m) and m of them).
 // Draws come from streams keyed by (seed, round, phase), so the sampled set never depends on
 // scheduling. Ids are returned sorted: uploads are reduced in client-id order.
 #pragma once
@@ -18,7 +21,7 @@ class ClientSampler {
   ClientSampler(const Participation& participation, int num_clients, std::uint64_t seed);
   //! The sampled ids for (round, phase); the span stays valid until the next call.
   std::span<const int> sample(std::int64_t round, int phase);
-  //! The most ids one call can return: M, or m for uniform and iid sampling.
+  //! The most ids one call can return: M, or m for uniform, iid and dropout sampling.
   int max_per_round() const;
 
  private:

@@ -100,6 +100,7 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   eval_time_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   row.eval_time = eval_time_;
   sink_.row(row);
+  sink_.iterate(round, model);
   last_recorded_ = round;
   if (reason != StopReason::max_rounds) return true;  // already stopping
 

@@ -13,8 +13,10 @@ Participation Participation::parse(const std::string& text) {
   const auto bad = [&] {
     return UserError("participation '" + text +
                      "' is not valid; use full, uniform:M (M distinct clients per round), "
-                     "bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M (M "
-                     "uniform draws with replacement, the theory's i.i.d. clients)");
+                     "bernoulli:Q (each client joins with probability 0 < Q <= 1), iid:M (M "
+                     "uniform draws with replacement, the theory's i.i.d. clients) or dropout:M:R "
+                     "(M distinct candidates, of which M - floor(U R M) respond, U uniform on [0, 1), "
+                     "0 <= R < 1)");
   };
   if (text == "full") return p;
   const auto colon = text.find(':');
@@ -25,6 +27,16 @@ Participation Participation::parse(const std::string& text) {
     if (!parse_int(arg, m) || m < 1 || m > 1000000) throw bad();
     p.mode = mode == "iid" ? Mode::iid : Mode::uniform;
     p.clients_per_round = static_cast<int>(m);
+  } else if (mode == "dropout") {
+    const auto second = arg.find(':');
+    long long m = 0;
+    double r = -1;
+    if (second == std::string::npos || !parse_int(arg.substr(0, second), m) || m < 1 ||
+        m > 1000000 || !parse_real(arg.substr(second + 1), r) || !(r >= 0 && r < 1))
+      throw bad();
+    p.mode = Mode::dropout;
+    p.clients_per_round = static_cast<int>(m);
+    p.drop_fraction = r;
   } else if (mode == "bernoulli") {
     double q = 0;
     if (!parse_real(arg, q) || !(q > 0 && q <= 1)) throw bad();
@@ -42,6 +54,8 @@ std::string Participation::to_text() const {
     case Mode::uniform: return "uniform:" + std::to_string(clients_per_round);
     case Mode::bernoulli: return "bernoulli:" + format_real(prob);
     case Mode::iid: return "iid:" + std::to_string(clients_per_round);
+    case Mode::dropout:
+      return "dropout:" + std::to_string(clients_per_round) + ":" + format_real(drop_fraction);
   }
   return "full";
 }

@@ -12,12 +12,15 @@ namespace fedbench {
 
 //! Which clients take part in a round.
 struct Participation {
-  enum class Mode { full, uniform, bernoulli, iid };
+  enum class Mode { full, uniform, bernoulli, iid, dropout };
   Mode mode = Mode::full;
-  int clients_per_round = 0;  //!< m: uniform (m of M without replacement) or iid (m draws with)
+  //! m: uniform (m of M without replacement), iid (m draws with), dropout (m candidates)
+  int clients_per_round = 0;
   double prob = 1.0;          //!< q, for Mode::bernoulli
+  double drop_fraction = 0;   //!< r, for Mode::dropout: up to floor(r m) candidates drop out
 
-  //! "full", "uniform:m", "bernoulli:q" or "iid:m"; throws UserError naming the accepted forms.
+  //! "full", "uniform:m", "bernoulli:q", "iid:m" or "dropout:m:r"; throws UserError naming the
+  //! accepted forms.
   static Participation parse(const std::string& text);
   std::string to_text() const;
 };

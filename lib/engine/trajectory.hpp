@@ -118,6 +118,9 @@ class TrajectorySink {
   virtual void begin(const RunHeader& header) = 0;
   virtual void row(const TrajectoryRow& row) = 0;
   virtual void end(const RunSummary& summary) = 0;
+  //! The server's iterate z = (x, y) at a recorded row, just after row(): only sinks that
+  //! trace iterates (reference transcriptions compare them round by round) look at it.
+  virtual void iterate(std::int64_t /*round*/, const Vec& /*model*/) {}
 };
 
 //! Keeps everything in memory (tests, benchmarks, the CLI's final summary).
@@ -144,6 +147,7 @@ class TeeSink : public TrajectorySink {
   void begin(const RunHeader& h) override { for (auto* s : sinks_) s->begin(h); }
   void row(const TrajectoryRow& r) override { for (auto* s : sinks_) s->row(r); }
   void end(const RunSummary& s) override { for (auto* k : sinks_) k->end(s); }
+  void iterate(std::int64_t round, const Vec& z) override { for (auto* k : sinks_) k->iterate(round, z); }
 
  private:
   std::vector<TrajectorySink*> sinks_;

@@ -44,9 +44,12 @@ inline constexpr std::array kConstantTable{
     ConstantInfo{Constant::mu_code, "mu_code",
                  "the modulus as the published code computes it (half of mu)", ""},
     ConstantInfo{Constant::mu_y, "mu_y", "strong concavity in y", ""},
+    // The Neumann-term presets fall back to mu_g where a problem's clients share one modulus
+    // and it publishes no mu_g_client_min (the data problems).
     ConstantInfo{Constant::mu_g, "mu_g", "strong convexity of the lower level g in y", ""},
     ConstantInfo{Constant::mu_g_client_min, "mu_g_client_min",
-                 "min over clients of the strong convexity of g_i in y", ""},
+                 "min over clients of the strong convexity of g_i in y",
+                 "adafbio, fedmbo, fednest, local-bsgvrm (Neumann terms)"},
     ConstantInfo{Constant::strong_concavity, "strong_concavity",
                  "strong concavity modulus in the max player", ""},
     ConstantInfo{Constant::phi_mu, "phi_mu",
@@ -59,7 +62,7 @@ inline constexpr std::array kConstantTable{
                  "local-sgda, local-seg, fedgda-gt, cd-mage"},
     ConstantInfo{Constant::lipschitz_g_client_max, "lipschitz_g_client_max",
                  "max over clients of the smoothness of g_i in y (a bound)",
-                 "adafbio, local-bsgvrm (theta = 1/L_g)"},
+                 "adafbio, fedmbo, fednest, local-bsgvrm (theta = 1/L_g and Neumann terms)"},
     ConstantInfo{Constant::cross_lipschitz_g, "cross_lipschitz_g",
                  "max over clients of ||grad^2_xy g_i||", ""},
     ConstantInfo{Constant::phi_smoothness, "phi_smoothness", "smoothness of Phi(x) = max_y f(x, y)", ""},

@@ -1,10 +1,12 @@
 // The problem registry. A problem file ends with
 //   FEDBENCH_REGISTER_PROBLEM(QuadraticGame, "quadratic-game", "one-line summary", "citation");
-// where QuadraticGame has a nested `Params` struct, `static void declare(Schema<Params>&)`
-// and a constructor QuadraticGame(const Params&). A problem whose metrics cost far more than a
+// where QuadraticGame has a nested `Params` struct, `static void declare(Schema<Params>&)`,
+// `static constexpr const char* kObjective` (the exact objective, written out) and a
+// constructor QuadraticGame(const Params&). A problem whose metrics cost far more than a
 // round declares `static constexpr bool kExpensiveMetrics = true;` (bilevel problems do by
 // default): runs that choose no evaluation schedule then evaluate at log-spaced rounds.
 #pragma once
+#include <concepts>
 #include <type_traits>
 
 #include "core/registry.hpp"
@@ -52,6 +54,8 @@ struct ProblemRegistrar {
     RegistryEntry<Problem>& e = described.first;
     const Schema<typename P::Params> schema = described.second;
     e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";
+    // Every registered problem states it (a unit test checks that none is missing).
+    if constexpr (requires { P::kObjective; }) e.objective = P::kObjective;
     if constexpr (requires { P::kExpensiveMetrics; }) e.expensive_metrics = P::kExpensiveMetrics;
     else e.expensive_metrics = std::is_base_of_v<BilevelProblem, P>;
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {

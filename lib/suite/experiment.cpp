@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kKeys = {"name", "title", "reference", "reproduces", "substitutes",
                                         "time", "suite", "select", "report_seeds", "quick",
-                                        "figure", "claims", "out_of_scope", "baselines"};
+                                        "figure", "claims", "out_of_scope", "baselines",
+                                        "statements", "variants", "follows_code", "follows_paper"};
+const std::vector<std::string> kAxes = {"round", "exchanges", "bytes", "samples"};
 
 std::string text_of(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node) return {};
@@ -50,7 +52,7 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
 
 // One claim; `quick` fields (if any) replace the plain ones when `use_quick`.
 Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
-  check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick"}, file, "claim");
+  check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick", "statement"}, file, "claim");
   Claim c;
   c.text = text_of(node["text"], file, "claim text");
   if (c.text.empty()) throw UserError(where(file, node) + "a claim needs text: what the paper says");
@@ -65,8 +67,15 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
       found = true;
     }
   if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above, within, closer");
-  check_keys(body, {"solver", "than", "to", "metric", "at", "value", "high", "factor", "where", "than_where", "to_where"},
+  check_keys(body, {"solver", "than", "to", "metric", "at", "value", "high", "factor", "where", "than_where",
+                    "to_where", "axis"},
              file, "claim");
+  c.statement = text_of(node["statement"], file, "statement");
+  if (body["axis"]) {
+    c.axis = text_of(body["axis"], file, "axis");
+    if (std::find(kAxes.begin(), kAxes.end(), c.axis) == kAxes.end())
+      throw UserError(where(file, body["axis"]) + "claim axis '" + c.axis + "': use " + join(kAxes, ", "));
+  }
   YAML::Node fields = YAML::Clone(body);
   if (use_quick && node["quick"]) {
     check_keys(node["quick"], {"at", "value", "high", "factor"}, file, "claim quick");
@@ -86,13 +95,14 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
     c.than = text_of(fields["than"], file, "than");
     if (c.than.empty()) throw UserError(where(file, body) + "a 'better' or 'closer' claim needs than: SOLVER");
     if (fields["factor"]) c.factor = number_of(fields["factor"], file, "factor");
-    c.than_where = c.where;
-    params_of("than_where", c.than_where);
+    // The other side's restriction replaces `where` when given ({} : every run of `than`).
+    if (fields["than_where"]) params_of("than_where", c.than_where);
+    else c.than_where = c.where;
     if (c.kind == Claim::Kind::closer) {
       c.to = text_of(fields["to"], file, "to");
       if (c.to.empty()) throw UserError(where(file, body) + "a 'closer' claim needs to: SOLVER and than: SOLVER");
-      c.to_where = c.where;
-      params_of("to_where", c.to_where);
+      if (fields["to_where"]) params_of("to_where", c.to_where);
+      else c.to_where = c.where;
     }
   } else {
     if (!fields["value"]) throw UserError(where(file, body) + "a below/above/within claim needs value");
@@ -112,8 +122,18 @@ struct Measured {
   bool maximize = false;
 };
 
+// The counter a claim's `at` is read on, per recorded row.
+std::vector<double> axis_column(const io::StoredRun& run, const std::string& axis) {
+  if (axis != "bytes") return run.column(axis);
+  std::vector<double> x = run.column("bytes_up");
+  const auto& down = run.column("bytes_down");
+  for (std::size_t r = 0; r < x.size(); ++r) x[r] += down[r];
+  return x;
+}
+
 Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solver,
-                 const std::string& metric, std::int64_t at, const ParamMap& where_params) {
+                 const std::string& metric, std::int64_t at, const ParamMap& where_params,
+                 const std::string& axis) {
   Measured m;
   std::vector<double> values;
   for (const auto& r : runs) {
@@ -136,9 +156,9 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
       if (h.metric_names[k] == metric) m.maximize = h.metric_meta[k].direction == "max";
     double v = m.maximize ? -INFINITY : INFINITY;
     if (r.text.at("status") == "ok") {
-      const auto& rounds = r.column("round");
+      const std::vector<double> x = axis_column(r, axis);
       const auto& y = r.column(metric);
-      for (std::size_t i = 0; i < y.size() && rounds[i] <= static_cast<double>(at); ++i) v = y[i];
+      for (std::size_t i = 0; i < y.size() && x[i] <= static_cast<double>(at); ++i) v = y[i];
       if (std::isnan(v)) v = m.maximize ? -INFINITY : INFINITY;
     }
     values.push_back(v);
@@ -166,6 +186,42 @@ std::string fmt(double v) {
   return buf;
 }
 
+// The paper's comparative sentences; each method they name must have a claim (or a reason).
+std::vector<Statement> read_statements(const YAML::Node& node, const std::string& file,
+                                       const std::vector<Claim>& claims) {
+  std::vector<Statement> out;
+  if (node && !node.IsSequence()) throw UserError(where(file, node) + "statements must be a list");
+  for (const auto& n : node ? node : YAML::Node(YAML::NodeType::Sequence)) {
+    check_keys(n, {"id", "text", "solver", "than", "not_claimed"}, file, "statement");
+    Statement st;
+    st.id = text_of(n["id"], file, "statement id");
+    st.text = text_of(n["text"], file, "statement text");
+    st.solver = text_of(n["solver"], file, "statement solver");
+    if (st.id.empty() || st.text.empty() || st.solver.empty() || !n["than"] || !n["than"].IsSequence())
+      throw UserError(where(file, n) + "a statement needs id, text, solver and than: [methods]");
+    for (const auto& m : n["than"]) st.than.push_back(m.Scalar());
+    if (const auto nc = n["not_claimed"])
+      for (const auto& kv : nc) st.not_claimed[kv.first.Scalar()] = kv.second.Scalar();
+    for (const auto& method : st.than) {
+      const bool claimed = std::any_of(claims.begin(), claims.end(), [&](const Claim& c) {
+        return c.statement == st.id && c.solver == st.solver && c.than == method;
+      });
+      const auto reason = st.not_claimed.find(method);
+      if (!claimed && (reason == st.not_claimed.end() || reason->second.empty()))
+        throw UserError(where(file, n) + "statement '" + st.id + "' compares " + st.solver + " with " +
+                        method + " but no claim does; add a claim with statement: " + st.id +
+                        " or give the reason under not_claimed");
+    }
+    out.push_back(std::move(st));
+  }
+  for (const auto& c : claims)
+    if (!c.statement.empty() &&
+        std::none_of(out.begin(), out.end(), [&](const Statement& st) { return st.id == c.statement; }))
+      throw UserError(file + ": claim '" + c.text + "' names statement '" + c.statement +
+                      "', which is not under statements");
+  return out;
+}
+
 }  // namespace
 
 Experiment load_experiment(const std::string& path) {
@@ -184,7 +240,8 @@ Experiment load_experiment(const std::string& path) {
     if (!root[key]) throw UserError(path + ": an experiment needs '" + key + "'");
   if (!e.out_of_scope.empty()) {
     // Listed with its reason only: nothing to run.
-    for (const char* key : {"suite", "claims", "select", "quick", "figure", "report_seeds", "baselines"})
+    for (const char* key : {"suite", "claims", "select", "quick", "figure", "report_seeds", "baselines",
+                            "statements", "variants"})
       if (root[key])
         throw UserError(path + ": an out_of_scope experiment has no '" + key + "'; remove it or the out_of_scope line");
     return e;
@@ -201,6 +258,12 @@ Experiment load_experiment(const std::string& path) {
     e.select_at = text_of(s["at"], path, "select at");
   }
   e.report_seeds = seeds_of(root["report_seeds"], path, "report_seeds");
+  for (const auto& [key, list] : {std::pair{"follows_code", &e.follows_code}, std::pair{"follows_paper", &e.follows_paper}}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    if (!node.IsSequence()) throw UserError(where(path, node) + std::string(key) + " must be a list of sentences");
+    for (const auto& item : node) list->push_back(text_of(item, path, key));
+  }
   if (const auto q = root["quick"]) {
     check_keys(q, {"rounds", "seeds", "report_seeds", "time"}, path, "quick");
     e.quick_time = text_of(q["time"], path, "quick time");
@@ -227,6 +290,27 @@ Experiment load_experiment(const std::string& path) {
     e.claims.push_back(read_claim(c, path, false));
     e.quick_claims.push_back(read_claim(c, path, true));
   }
+  e.statements = read_statements(root["statements"], path, e.claims);
+  if (const auto vs = root["variants"]) {
+    if (!vs.IsSequence()) throw UserError(where(path, vs) + "variants must be a list");
+    for (const auto& v : vs) {
+      check_keys(v, {"name", "explains", "suite", "claims"}, path, "variant");
+      Variant variant;
+      variant.name = text_of(v["name"], path, "variant name");
+      variant.explains = text_of(v["explains"], path, "variant explains");
+      if (variant.name.empty() || variant.explains.empty() || !v["suite"])
+        throw UserError(where(path, v) + "a variant needs name, explains (the failed claim it diagnoses) and suite");
+      variant.suite_path =
+          (fs::path(path).parent_path() / text_of(v["suite"], path, "variant suite")).lexically_normal().string();
+      if (!v["claims"].IsSequence() || v["claims"].size() == 0)
+        throw UserError(where(path, v) + "a variant needs claims: what its runs must show");
+      for (const auto& c : v["claims"]) {
+        variant.claims.push_back(read_claim(c, path, false));
+        variant.quick_claims.push_back(read_claim(c, path, true));
+      }
+      e.variants.push_back(std::move(variant));
+    }
+  }
   return e;
 }
 
@@ -242,12 +326,18 @@ std::vector<Experiment> load_experiments(const std::string& dir) {
   return out;
 }
 
-std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const std::string& results_dir) {
-  const std::vector<io::StoredRun> runs = read_complete_runs(ResultsStore(results_dir).finished_files());
+std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
+                                      const std::vector<std::string>& results_dirs) {
+  std::vector<std::string> files;
+  for (const auto& dir : results_dirs) {
+    const auto more = ResultsStore(dir).finished_files();
+    files.insert(files.end(), more.begin(), more.end());
+  }
+  const std::vector<io::StoredRun> runs = read_complete_runs(files);
   std::vector<ClaimResult> out;
   for (const auto& c : claims) {
     ClaimResult r;
-    const Measured a = measure(runs, c.solver, c.metric, c.at, c.where);
+    const Measured a = measure(runs, c.solver, c.metric, c.at, c.where, c.axis);
     std::string numbers;
     if (a.runs == 0) {
       r.line = "claim: " + c.text + ": failed (no runs of " + c.solver + ")";
@@ -256,8 +346,8 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const st
     }
     switch (c.kind) {
       case Claim::Kind::closer: {
-        const Measured to = measure(runs, c.to, c.metric, c.at, c.to_where);
-        const Measured than = measure(runs, c.than, c.metric, c.at, c.than_where);
+        const Measured to = measure(runs, c.to, c.metric, c.at, c.to_where, c.axis);
+        const Measured than = measure(runs, c.than, c.metric, c.at, c.than_where, c.axis);
         if (to.runs == 0 || than.runs == 0) {
           r.line = "claim: " + c.text + ": failed (no runs of " + (to.runs == 0 ? c.to : c.than) + ")";
           out.push_back(r);
@@ -271,7 +361,7 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const st
         break;
       }
       case Claim::Kind::better: {
-        const Measured b = measure(runs, c.than, c.metric, c.at, c.than_where);
+        const Measured b = measure(runs, c.than, c.metric, c.at, c.than_where, c.axis);
         if (b.runs == 0) {
           r.line = "claim: " + c.text + ": failed (no runs of " + c.than + ")";
           out.push_back(r);
@@ -297,7 +387,7 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const st
         break;
     }
     r.line = "claim: " + c.text + ": " + (r.passed ? "passed" : "FAILED") + " (" + c.metric +
-             " at round " + std::to_string(c.at) + ": " + numbers + ")";
+             " at " + c.axis + " " + std::to_string(c.at) + ": " + numbers + ")";
     out.push_back(r);
   }
   return out;

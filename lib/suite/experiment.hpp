@@ -9,6 +9,10 @@
 //   reference: ...                # full reference of the paper
 //   reproduces: ...               # what figure / table and what it shows
 //   substitutes: none             # data or models replaced, and why
+//   follows_code: ["participation: S = 16/8 with drop-outs (paper text: 10/5), because ..."]
+//   follows_paper: ["Table 2's steps, not the released scripts' 'best' values, because ..."]
+//                                 # every place where the authors' released code and the
+//                                 # paper's text differ, which one is followed and why
 //   time: 4 s                     # measured on 2 cores, full budget
 //   suite: ../suites/zhang2024-fig1a.yaml   # relative to this file
 //   select: {metric: rel_error, at: "rounds=400"}   # optional: tune on the suite's seeds
@@ -30,12 +34,28 @@
 //     - text: learned weights land closer to the clean-only baseline than to no cleaning
 //       closer: {solver: adafbio, metric: test_accuracy, at: 500, where: {weights: learned},
 //                to: adafbio, to_where: {weights: clean}, than: adafbio, than_where: {weights: ones}}
+//     - text: at equal communication FedNest is behind (its round is 9 exchanges)
+//       better: {solver: fedsvrbgd-fo, than: fednest, metric: upper_value, at: 900, axis: exchanges}
+//       statement: fig1         # the paper's sentence this claim checks (see statements)
+//   statements:                 # the paper's claim sentences that compare several methods:
+//     - id: fig1                # every method named needs a claim with this statement id,
+//       text: "FedSVRBGD-FO converges faster than all baselines"    # or a reason why not
+//       solver: fedsvrbgd-fo
+//       than: [fednest, fedmbo, local-bsgvrm, fedbioacc]
+//       not_claimed: {fedbioacc: "..."}     # optional: method -> why it has no claim
+//   variants:                   # diagnosis of a failed claim: a changed setting, run on the
+//     - name: matched-steps     # report seeds, whose claims test the explanation
+//       explains: "FedSVRBGD-FO converges faster than FedBiOAcc"
+//       suite: ../suites/x-variant.yaml
+//       claims: [...]           # checked on the variant's runs together with the report runs
 //
 // A claim's value for a solver is the median over the report runs' seeds of the metric at the
-// last recorded row with round <= at; a run that did not end "ok" counts as the worst value.
+// last recorded row with round <= at (or exchanges, bytes up + down, or samples <= at with
+// `axis`); a run that did not end "ok" counts as the worst value.
 // `where: {param: value}` restricts a claim to runs whose problem (else solver) has those
 // parameters;
-// `than_where` / `to_where` restrict the other side (default: the same `where`). `closer`
+// `than_where` / `to_where` restrict the other side (default: the same `where`; given, they
+// replace it: `{}` is every run of that method). `closer`
 // passes when the solver's value is nearer the `to` side's than the `than` side's.
 //
 // An experiment this machine cannot run meaningfully is listed with `out_of_scope: REASON`
@@ -61,10 +81,31 @@ struct Claim {
   double factor = 1;  //!< better: solver must beat `than` by this factor (min metrics)
   ParamMap where;     //!< problem parameters the runs must have
   ParamMap than_where, to_where;  //!< the same for the `than` / `to` side (default: where)
+  //! The counter `at` is read on: "round" (default), "exchanges", "bytes" (up + down) or
+  //! "samples".
+  std::string axis = "round";
+  std::string statement;  //!< id of the paper sentence it checks (empty: none)
+};
+
+//! A sentence of the paper that compares one method with several: each compared method must
+//! have a claim, or a stated reason why not (checked when the file is read).
+struct Statement {
+  std::string id, text, solver;
+  std::vector<std::string> than;
+  std::map<std::string, std::string> not_claimed;  //!< method -> why it has no claim
+};
+
+//! A diagnosis: a setting changed from the report runs' (a suite run as it is on the report
+//! seeds), with claims that test the explanation of a failed claim.
+struct Variant {
+  std::string name, explains, suite_path;
+  std::vector<Claim> claims, quick_claims;
 };
 
 struct Experiment {
   std::string path, name, title, reference, reproduces, substitutes, time, quick_time;
+  //! Where the authors' code and the paper's text differ: the settings that follow each, and why.
+  std::vector<std::string> follows_code, follows_paper;
   std::string out_of_scope;              //!< non-empty: listed with this reason, never run
   std::string suite_path;                //!< resolved
   std::string baselines_path;            //!< resolved; empty: none
@@ -75,6 +116,8 @@ struct Experiment {
   std::string figure_x = "round", figure_y, figure_group = "solver", figure_panel;
   bool figure_linear = false;
   std::vector<Claim> claims, quick_claims;  //!< quick_claims: the claims with --quick fields
+  std::vector<Statement> statements;
+  std::vector<Variant> variants;
 };
 
 //! Reads and checks an experiment file; UserError "FILE:LINE: ..." on a bad one.
@@ -87,7 +130,8 @@ struct ClaimResult {
   std::string line;  //!< "claim: TEXT: passed (a = 1.2e-30, b = 0.34)"
 };
 
-//! Evaluates claims on the finished runs of a results directory.
-std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims, const std::string& results_dir);
+//! Evaluates claims on the finished runs of one or more results directories (together).
+std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
+                                      const std::vector<std::string>& results_dirs);
 
 }  // namespace fedbench::suite

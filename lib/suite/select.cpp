@@ -161,8 +161,6 @@ std::string winners_suite(const std::vector<Configuration>& winners,
   out << YAML::Key << "seeds" << YAML::Value << YAML::Flow << seeds;
   const YAML::Node budget = config["budget"];
   out << YAML::Key << "rounds" << YAML::Value << budget["rounds"].Scalar();
-  out << YAML::Key << "participation" << YAML::Value
-      << config["federation"]["participation"].Scalar();
   const std::string eval = config["eval"].Scalar();  // "every:K" or "log:N"
   const auto colon = eval.find(':');
   out << YAML::Key << "eval" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
@@ -179,8 +177,12 @@ std::string winners_suite(const std::vector<Configuration>& winners,
   for (const auto& [k, v] : winners.front().problem_params) out << YAML::Key << k << YAML::Value << v;
   out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   out << YAML::Key << "solvers" << YAML::Value << YAML::BeginSeq;
+  // Each winner keeps every setting of its own configuration: its participation too (tuning
+  // suites give methods that upload more per client fewer clients per round).
   for (const auto& w : winners) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << w.solver;
+    out << YAML::Key << "participation" << YAML::Value
+        << YAML::Load(w.config_text)["federation"]["participation"].Scalar();
     out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
     for (const auto& [k, v] : w.solver_params) out << YAML::Key << k << YAML::Value << v;
     out << YAML::EndMap << YAML::EndMap;

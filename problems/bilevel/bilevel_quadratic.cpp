@@ -6,7 +6,8 @@
 //   lower  g_ij(x, y) = 1/2 y^T A_i y - y^T (B_i x + c_ij),           A_i SPD in [mu_g, L_g]
 //   upper  f_ij(x, y) = 1/2 x^T P_i x + r_i^T x + 1/2 (y - e_ij)^T Q_i (y - e_ij)
 // with c_ij = c_i + noise xi, e_ij = e_i + noise xi' (client means c_i, e_i drawn with spread
-// `heterogeneity`). The lower level is global (g = mean g_i), so
+// `heterogeneity`); f_i, g_i are the means over the client's n samples and f = (1/M) sum_i f_i.
+// The lower level is global (g = (1/M) sum_i g_i), so
 //   y*(x) = Abar^-1 (Bbar x + cbar),  S = Abar^-1 Bbar,
 //   grad F(x) = Pbar x + rbar + S^T (Qbar y*(x) - qbar),   qbar = mean_i Q_i e_i,
 // and F is a strongly convex quadratic with Hessian Pbar + S^T Qbar S: x* solves one linear
@@ -24,6 +25,15 @@ namespace fedbench::problems {
 
 class BilevelQuadratic : public BilevelProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R^dim_x of F(x) = f(x, y*(x)), y*(x) = argmin over y in R^dim_y of g(x, y) (unconstrained); "
+      "upper f = (1/M) sum_i (1/n) sum_j f_ij, f_ij(x, y) = 1/2 x^T P_i x + r_i^T x + 1/2 (y - e_ij)^T Q_i (y - e_ij); "
+      "lower g = (1/M) sum_i (1/n) sum_j g_ij, g_ij(x, y) = 1/2 y^T A_i y - y^T (B_i x + c_ij), so "
+      "g_i = 1/2 y^T A_i y - y^T (B_i x + cbar_i) with cbar_i = (1/n) sum_j c_ij; A_i, P_i, Q_i symmetric with "
+      "eigenvalues U(mu_g, lipschitz_g), U(0.1, 1), U(0.5, 2); B_i, r_i, c_ij, e_ij Gaussian around common parts "
+      "(spread heterogeneity, noise); n samples per client and level, clients equally weighted. Closed form: "
+      "y*(x) = Abar^-1 (Bbar x + cbar) (bars: means over clients) and F is a strongly convex quadratic. fedbench's "
+      "own test problem (no paper equation).";
   struct Params {
     int clients, samples, dim_x, dim_y;
     double mu_g, lipschitz_g, heterogeneity, noise;

@@ -7,6 +7,7 @@
 //
 //   lower  g_i(x, W) = (1/|D_tr^i|) sum_{j in D_tr^i} sigma(x_j) CE(W a~_j, b_j) + gamma_r ||W||_F^2
 //   upper  f_i(x, W) = (1/|D_vl^i|) sum_{j in D_vl^i} CE(W a~_j, b_j)          (no x: grad_x f = 0)
+//   f = (1/M) sum_i f_i, g = (1/M) sum_i g_i (means of per-client means; the ridge counts once),
 // x in R^n has one logit per training row over all clients (client i's rows are the
 // contiguous block x_offset_i + j, so g_i touches only its own block); sigma is the logistic
 // function; W in R^{C x (d+1)} is a linear softmax classifier on a~ = (a, 1), stored
@@ -29,9 +30,11 @@
 // works when installed). On this default, test accuracy of the exact lower-level solution:
 // 0.76 with every weight 1, 0.90 with weight 1 on the clean rows only (scikit-learn's
 // LogisticRegression with C = 1 / (2 gamma_r n) on the same rows agrees to 1e-3).
-// `weights = ones | clean` fixes the row weights at 1 (no cleaning) or at the indicator of a
-// clean label (the oracle), so both baselines are runs of this same problem; x is then unused
-// (grad_x g = 0) and y*(x) is the baseline classifier.
+// `weights = ones | clean | start` fixes the row weights at 1 (no cleaning), at the indicator
+// of a clean label (the oracle) or at sigmoid(x0) for every row, where the learned weights
+// start (1/2 at x0 = 0: half the data term, so twice the relative ridge of `ones`; a learned
+// run has to beat this start, not only `ones`), so the baselines are runs of this same
+// problem; x is then unused (grad_x g = 0) and y*(x) is the baseline classifier.
 // Metrics: test accuracy and loss of W*(x) (Newton from the model's W), test accuracy of the
 // model's W, and the fraction of corrupted / clean training rows with sigma(x_j) < 0.5 (the
 // recall and false-positive rate of flagging corrupted samples; our choice of metrics).
@@ -52,8 +55,18 @@ namespace fedbench::problems {
 
 class DataHypercleaning : public BilevelProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R^n (one weight logit per training row of every client) of F(x) = f(x, W*(x)), "
+      "W*(x) = argmin over W in R^{C x (d+1)} of g(x, W) (unconstrained; a linear softmax classifier on "
+      "a~ = (a, 1)); upper f(x, W) = (1/M) sum_i (1/|D_vl^i|) sum_{j in D_vl^i} CE(W a~_j, b_j) over the clean "
+      "validation rows (no x); lower g(x, W) = (1/M) sum_i (1/|D_tr^i|) sum_{j in D_tr^i} sigma(x_j) CE(W a~_j, b~_j) "
+      "+ gamma_r ||W||_F^2 over the label-corrupted training rows (labels b~_j), sigma(t) = 1/(1 + e^-t), "
+      "CE(l, b) = log sum_k exp(l_k) - l_b; gamma_r = ridge, no 1/2 (mu_g = 2 gamma_r), the bias column included, "
+      "in every g_i and so counted once. weights=ones|clean|start replace sigma(x_j) by 1, by 1 on rows whose label "
+      "was not changed (0 otherwise) or by sigma(x0) (x then unused). As Huang's eq. (4) (arXiv 2211.01122), with "
+      "per-client means; the paper's classifier a_j^T y has no bias, here a bias column is added and ridged.";
   struct Params {
-    enum class Weights { learned, ones, clean };
+    enum class Weights { learned, ones, clean, start };
     std::string dataset, partition;
     Weights weights;
     int clients;
@@ -72,8 +85,10 @@ class DataHypercleaning : public BilevelProblem {
               "p_c, probability that a training label is replaced by another class")
         .real("ridge", &Params::ridge, "1e-3", {.gt = 0}, "gamma_r of gamma_r ||W||_F^2 (mu_g = 2 gamma_r)")
         .choice("weights", &Params::weights, "learned",
-                {{"learned", Params::Weights::learned}, {"ones", Params::Weights::ones}, {"clean", Params::Weights::clean}},
-                "row weights: sigmoid(x_j) (learned), 1 (ones: no cleaning) or 1 on clean rows only (clean: oracle)")
+                {{"learned", Params::Weights::learned}, {"ones", Params::Weights::ones}, {"clean", Params::Weights::clean},
+                 {"start", Params::Weights::start}},
+                "row weights: sigmoid(x_j) (learned), 1 (ones: no cleaning), 1 on clean rows only (clean: oracle) "
+                "or sigmoid(x0) on every row (start: where learned weights begin)")
         .integer("clients", &Params::clients, "10", {.ge = 1}, "M, clients")
         .text("partition", &Params::partition, "iid", "iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0},
@@ -280,6 +295,7 @@ class DataHypercleaning : public BilevelProblem {
     switch (weights_) {
       case Params::Weights::ones: return 1.0;
       case Params::Weights::clean: return corrupted_[static_cast<std::size_t>(xj)] ? 0.0 : 1.0;
+      case Params::Weights::start: return sigmoid(x0_);
       case Params::Weights::learned: break;
     }
     return sigmoid(z(xj));

@@ -8,6 +8,7 @@
 //   upper  f_i(x, y) = (1/m_v^i) sum_{validation rows of i} CE(y^T a, b)       (no x: grad_x f = 0)
 //   lower  g_i(x, y) = (1/m_t^i) sum_{training rows of i}   CE(y^T a, b) + R(x, y),
 //          R(x, y)   = (1/(c d)) sum_q exp(x_q) sum_k y_{q,k}^2,
+//   f = (1/M) sum_i f_i, g = (1/M) sum_i g_i (means of per-client means; R counts once),
 // x in R^d (one hyperparameter per feature, shared by the classes), y in R^{d x c} stored
 // feature-major (y_{q,k} at q*c + k, so a sparse row touches contiguous blocks). CE is the
 // multinomial cross-entropy on the logits y^T a; features carry no bias column (eq. (12) has
@@ -49,6 +50,16 @@ namespace fedbench::problems {
 
 class HyperLogreg : public BilevelProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R^d (one log-weight per feature; R^1 with hyperparameter=scalar, x_q = x_0 for every q) of "
+      "F(x) = f(x, y*(x)), y*(x) = argmin over y in R^{d x c} of g(x, y) (unconstrained; c = classes, or c = 1 with "
+      "model=logistic, class 0's logit fixed at 0; no bias column); "
+      "upper f(x, y) = (1/M) sum_i (1/m_v^i) sum_{j in validation rows of client i} CE(y^T a_j, b_j) (no x); "
+      "lower g(x, y) = (1/M) sum_i (1/m_t^i) sum_{j in training rows of client i} CE(y^T a_j, b_j) "
+      "+ (1/(c d)) sum_{q=1..d} e^{x_q} sum_{k=1..c} y_{q,k}^2, CE(l, b) = log sum_k exp(l_k) - l_b. "
+      "The regulariser has no 1/2 (grad_y = (2/(c d)) e^{x_q} y_{q,k}), sits in every g_i and so counts once; "
+      "both levels are means over clients of per-client means (not pooled over rows), as eq. (12) of Zhang et al. "
+      "(IJCAI 2025) writes them.";
   struct Params {
     enum class Model { softmax, logistic };
     enum class Hyperparameter { per_feature, scalar };

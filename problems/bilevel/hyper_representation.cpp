@@ -8,6 +8,7 @@
 //   h(a)   = phi(W1 a + b1) in R^H,  logits = Y h + c,  x = (W1, b1),  y = (Y, c)
 //   upper  f_i(x, y) = (1/m_v^i) sum_{validation rows of i} CE(Y h(a) + c, b)
 //   lower  g_i(x, y) = (1/m_t^i) sum_{training rows of i}   CE(Y h(a) + c, b) + (gamma/2) ||y||^2
+//   f = (1/M) sum_i f_i, g = (1/M) sum_i g_i (means of per-client means; the ridge counts once)
 // Layout: x holds W1 column-major (H x d; column q, the weights of feature q, at q*H) then b1;
 // y holds Y column-major (C x H) then c.
 // Section 5.2 gives neither the activation, the biases, the ridge weight nor the iteration
@@ -37,6 +38,15 @@ namespace fedbench::problems {
 
 class HyperRepresentation : public BilevelProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x = (W1 in R^{H x d}, b1 in R^H) (hidden layer) of F(x) = f(x, y*(x)), "
+      "y*(x) = argmin over y = (Y in R^{C x H}, c in R^C) (softmax head) of g(x, y) (unconstrained); "
+      "h(a) = phi(W1 a + b1), phi = tanh (activation=relu: max(0, .)); "
+      "upper f = (1/M) sum_i (1/m_v^i) sum_{j in validation rows of client i} CE(Y h(a_j) + c, b_j); "
+      "lower g = (1/M) sum_i (1/m_t^i) sum_{j in training rows of client i} CE(Y h(a_j) + c, b_j) "
+      "+ (gamma/2) (||Y||_F^2 + ||c||^2), CE(l, b) = log sum_k exp(l_k) - l_b; the ridge has the 1/2 (mu_g = gamma) "
+      "and covers the bias c. Zhang et al. (IJCAI 2025, Section 5.2) state the task in words only (cross-entropy, "
+      "l2 on the classifier; FedNest's network uses ReLU): tanh, the biases and gamma are ours.";
   struct Params {
     enum class Activation { tanh, relu };
     std::string dataset, file, partition;

@@ -1,7 +1,9 @@
-// Clients that hold rows of a shared data matrix: iteration over a minibatch (the full local
-// batch when `samples` is empty, else the listed positions, repeats allowed) and the label
-// histograms stored with every run.
+// Clients that hold rows of a shared data matrix: the split of the rows over the clients
+// (every row kept), iteration over a minibatch (the full local batch when `samples` is empty,
+// else the listed positions, repeats allowed) and the label histograms stored with every run.
 #pragma once
+#include <cstdint>
+#include <numeric>
 #include <span>
 #include <vector>
 

@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "datasets/registry.hpp"
 #include "datasets/train_test.hpp"
+#include "problems/common/client_rows.hpp"
 #include "problems/common/instance_rows.hpp"
 
 namespace fedbench::problems {

@@ -26,7 +26,8 @@ void keep_random_rows(datasets::CsrMatrix& X, std::vector<double>& labels, std::
 void store_in_order(datasets::CsrMatrix& X, std::vector<double>& labels,
                     std::initializer_list<datasets::Partition*> parts, std::vector<Index>* tail = nullptr);
 
-//! Spreads a set of rows over the clients by their labels (each part: rows of the set).
+//! Spreads a set of rows over the clients by their labels (each part: rows of the set), every
+//! row kept (`contiguous` blocks differ by at most one row).
 datasets::Partition spread_over_clients(const std::vector<Index>& rows, const std::vector<double>& labels,
                                         int clients, const datasets::PartitionScheme& scheme, std::uint64_t seed);
 

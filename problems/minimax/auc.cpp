@@ -6,7 +6,11 @@
 //   x = (theta, a, b), y = lambda, score h = theta^T w, positive fraction tau:
 //   F = (1-tau)(h-a)^2 I+ + tau (h-b)^2 I- + 2(1+lambda)(tau h I- - (1-tau) h I+)
 //       - tau(1-tau) lambda^2,
-//   averaged over each client's samples (with the global tau), clients averaged.
+//   averaged over each client's samples (with the global tau), clients averaged:
+//   f = (1/M) sum_i (1/m_i) sum_{j of client i} F_j (+ (l2/2)||theta||^2, below), min over
+//   (theta, a, b), max over lambda, unconstrained. Appendix B.2's f is the pooled mean over all
+//   n training rows, (1/n) sum_j F_j; the two agree only when the clients hold equal row counts
+//   (here row j weighs 1/(M m_i)).
 // Substitute (ours, not in the paper): the paper's CNN/LeNet5 score is replaced by the linear
 // score, which makes f quadratic: its saddle point solves one linear system (our derivation),
 // built exactly here by probing the affine global operator at the unit vectors (minimum-norm
@@ -44,6 +48,16 @@ namespace fedbench::problems {
 
 class Auc : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x = (theta in R^p, a, b) of max over y = lambda in R (unconstrained) of "
+      "f = (1/M) sum_i (1/m_i) sum_{j in rows of client i} F_j + (l2/2) ||theta||^2, "
+      "F_j = (1-tau) (h_j - a)^2 [b_j = +1] + tau (h_j - b)^2 [b_j = -1] "
+      "+ 2 (1 + lambda) (tau h_j [b_j = -1] - (1-tau) h_j [b_j = +1]) - tau (1-tau) lambda^2, "
+      "h_j = theta^T w_j (linear score, no intercept), tau = the positive fraction of all training rows "
+      "(or the tau parameter), the same tau on every client; l2 = 0 by default. This is the mean of the "
+      "per-client means, not the pooled mean over all n training rows, (1/n) sum_j F_j, that the paper writes "
+      "(Xie et al., App. B.2, after Ying et al.): the two agree only when every client holds as many rows "
+      "(here row j weighs 1/(M m_i)).";
   // Exact AUC scores and sorts every training and test row per evaluation.
   static constexpr bool kExpensiveMetrics = true;
   struct Params {
@@ -92,9 +106,8 @@ class Auc : public MinimaxProblem {
     tau_ = p.tau > 0 ? p.tau : positives / static_cast<double>(y_.size());
     if (positives == 0 || positives == static_cast<double>(y_.size()))
       throw UserError("problem auc: dataset " + name + " has only one class after encoding");
-    clients_ = datasets::partition_rows(y_, p.clients,
-                                        datasets::PartitionScheme::parse(p.partition),
-                                        static_cast<std::uint64_t>(p.partition_seed));
+    clients_ = datasets::partition_rows(y_, p.clients, datasets::PartitionScheme::parse(p.partition),
+                                   static_cast<std::uint64_t>(p.partition_seed));
     std::vector<Index> sizes;
     for (const auto& c : clients_) sizes.push_back(static_cast<Index>(c.size()));
     p_ = X_.cols;

@@ -9,7 +9,10 @@
 // Per-sample component (our unbiased estimate with the global class prior pi_c):
 //   f_j = y_{c_j} l_j(W, b) / pi_{c_j} + R(W),   l_j = -log softmax(W w_j + b)_{c_j},
 // so a client's mean over its samples is sum_c y_c F_{c,i} with F_{c,i} weighted by pi_c, and
-// clients average to the global class means under an even split. R = (rho/2)||W||^2 (convex; the
+// clients average to the global class means under an even split:
+//   f = (1/M) sum_i (1/m_i) sum_{j of client i} y_{c_j} l_j / pi_{c_j} + R(W)
+// equals sum_c y_c F_c + R(W), F_c the mean loss over class c's training rows, only when the
+// clients hold equal row counts (else row j weighs 1/(M m_i pi_{c_j})). R = (rho/2)||W||^2 (convex; the
 // model makes the problem convex-concave) or rho sum w^2/(1+w^2) (smooth nonconvex, our option to
 // recover the paper's nonconvexity). y lives on the simplex: project() handles the y block, the
 // engine calls it after each aggregation. Features are scaled per column by the largest |value|
@@ -33,6 +36,16 @@ namespace fedbench::problems {
 
 class FairClassification : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x = (W in R^{C x d}, b in R^C) of max over y in the probability simplex of R^C of "
+      "f = (1/M) sum_i (1/m_i) sum_{j in rows of client i} y_{c_j} l_j(W, b) / pi_{c_j} + R(W), "
+      "l_j = CE(W a_j + b, c_j) = log sum_k exp((W a_j + b)_k) - (W a_j + b)_{c_j}, pi_c = the fraction of all "
+      "training rows in class c, R(W) = (rho/2) ||W||_F^2 (regularizer=l2) or rho sum_{k,q} W_kq^2 / (1 + W_kq^2) "
+      "(nonconvex); b is not regularised; y is projected onto the simplex; features divided by their column's "
+      "largest |value| (scale=unit). With equal client row counts f = sum_c y_c F_c + R(W), F_c the mean CE over "
+      "the training rows of class c: the paper's form min_x max_{y in simplex} sum_c y_c F_c(x) (Shen et al., "
+      "Section 4.2), which has no R (ours) and a CNN where this is softmax regression; with unequal counts row j "
+      "weighs 1/(M m_i pi_{c_j}) instead of 1/(n pi_{c_j}).";
   struct Params {
     enum class Regularizer { l2, nonconvex };
     enum class Scale { unit, none };
@@ -77,7 +90,7 @@ class FairClassification : public MinimaxProblem {
         throw UserError("problem fair-classification: class " + std::to_string(c) + " of " +
                         p.dataset + " has no training rows");
     clients_ = datasets::partition_rows(y_, p.clients, datasets::PartitionScheme::parse(p.partition),
-                                        static_cast<std::uint64_t>(p.partition_seed));
+                                   static_cast<std::uint64_t>(p.partition_seed));
     std::vector<Index> sizes;
     for (const auto& c : clients_) sizes.push_back(static_cast<Index>(c.size()));
     set_shape(C_ * (d_ + 1), C_, sizes);

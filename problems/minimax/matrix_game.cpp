@@ -25,6 +25,13 @@ namespace fedbench::problems {
 
 class MatrixGame : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x in the probability simplex of R^d (the min player) of max over y in the probability simplex of "
+      "R^d of f(x, y) = (1/M) sum_i x^T A_i y, one component per client, both blocks projected onto their "
+      "simplices; A_i(r, s) = w_r (1 - exp(-0.8 |r - s|)) with w_r = |N(0, 1)| one weight per row and the same "
+      "matrix on every client (weights=row, identical_clients=true: the paper), or a fresh |N(0, 1)| per entry "
+      "(weights=entry) and per client (identical_clients=false: the authors' code). No 1/2 factor; bilinear, "
+      "monotone, not strongly.";
   struct Params {
     int clients, dim;
     enum class Weights { row, entry };

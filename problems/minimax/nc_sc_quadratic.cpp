@@ -26,6 +26,14 @@ namespace fedbench::problems {
 
 class NcScQuadratic : public AffineGame {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R^d of max over y in R^d (unconstrained) of f = (1/M) sum_i f_i, one component per client, "
+      "f_i(x, y) = 1/2 x^T A_i x + x^T B_i y - 1/2 y^T C_i y + a_i^T x - c_i^T y; A_i symmetric with eigenvalues "
+      "U(a_min, a_max) (a_min < 0: nonconvex in x), C_i symmetric with eigenvalues U(c_min, c_max) (strongly "
+      "concave in y), B_i = coupling I + spread Q diag(U(0, 1)) Q^T, every entry of (a_i, c_i) N(0, 1) plus the "
+      "client's one scalar shift N(0, heterogeneity^2); coupling doubled (to at least 0.1) until "
+      "lambda_min(Abar + Bbar Cbar^-1 Bbar^T) >= 0.1 c_min (bars: means over clients), so Phi(x) = max_y f is "
+      "strongly convex and the stationary point is unique. fedbench's own test problem (no paper equation).";
   struct Params {
     int clients, dim;
     double a_min, a_max, c_min, c_max, coupling, spread, heterogeneity;

@@ -30,6 +30,13 @@ namespace fedbench::problems {
 
 class QuadraticGame : public AffineGame {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R^d of max over y in R^d (unconstrained) of f = (1/M) sum_i (1/n) sum_j phi_ij, "
+      "phi_ij(x, y) = 1/2 x^T A_ij x + x^T B_ij y - 1/2 y^T C_ij y + a_ij^T x - c_ij^T y (n components per client, "
+      "all clients equally weighted); A_ij, C_ij symmetric with eigenvalues U(mu_min, mu_max), B_ij symmetric with "
+      "eigenvalues U(0, b_max), (a_ij, c_ij) ~ N(0, I), plus a client shift N(0, heterogeneity^2 I) of (a_ij, c_ij) "
+      "(ours; 0 = the paper). The paper's eq. (5) prints the third term as -1/2 x^T C x; here it is -1/2 y^T C y "
+      "(C acts on the max player, as in the authors' code).";
   struct Params {
     int clients;
     int samples;

@@ -2,29 +2,36 @@
 //   S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5, eq. (6) (Fig. 2,
 //   California Housing) and Appendix G.1 (Fig. 3, synthetic data).
 //
-//   min_beta max_y G(beta, y) = ||A beta - y||^2 - lambda ||y - y0||^2,   lambda > 1.
-// Rows are split into M contiguous blocks of m = floor(r/M) rows; row k contributes
+//   the paper: min_beta max_y G(beta, y) = ||A beta - y||^2 - lambda ||y - y0||^2,   lambda > 1.
+// Row k contributes
 //   f_k = (a_k^T beta - y_k)^2 - lambda (y_k - y0_k)^2,
 //   F_k = (2 a_k (a_k^T beta - y_k),  e_k 2 (a_k^T beta + (lambda-1) y_k - lambda y0_k)),
-// and clients average their rows, so the operator solved is F = (1/r) F_G (as the authors'
-// code does; same solution, constants divided by r). z = (beta, y) has dimension s + r.
-// The operator is applied in O(b s + r) per call of b rows: no per-row matrices are stored.
+// client i (m_i rows) averages its rows and the clients are averaged unweighted (eq. (1) and
+// eq. (12) of Appendix G), so the objective solved is
+//   f(beta, y) = (1/M) sum_i (1/m_i) sum_{k of client i} f_k = sum_k w_k f_k,  w_k = 1/(M m_i).
+// With the paper's split, M contiguous blocks of m = r/M rows, w_k = 1/r and f = G/r, F = (1/r) F_G
+// (as the authors' code does; same solution, constants divided by r). z = (beta, y) has
+// dimension s + r. The operator is applied in O(b s + r) per call of b rows: no per-row
+// matrices are stored.
+// Every row is used: when M does not divide r, the contiguous blocks hold floor(r/M) and
+// ceil(r/M) rows (the first r mod M clients one row more; e.g. heart_scale's 270 rows over 20
+// clients: 10 clients of 14 and 10 of 13), and the weights w_k above are then unequal. Other
+// partitions (iid, shards, Dirichlet or quantity skew, by the y0 values) keep every row too.
 //
-// Exact solution (our derivation, not in the paper): beta* = A^+ y0 (least squares; the
-// minimum-norm one when A is rank deficient, which is where GDA-type methods started at 0
-// converge), y* = (lambda y0 - A beta*) / (lambda - 1).
+// Exact solution (our derivation, not in the paper): beta* = the W-weighted least-squares
+// solution argmin sum_k w_k (a_k^T beta - y0_k)^2 (A^+ y0 with equal blocks; the minimum-norm one
+// when A is rank deficient, which is where GDA-type methods started at 0 converge),
+// y* = (lambda y0 - A beta*) / (lambda - 1).
 // Constants in closed form through the singular values of each row block X (m x s): on the
 // pairs of singular vectors the operator scale [[X^T X, -X^T], [X, (lambda-1) I]] acts as the
 // 2x2 matrices scale [[s^2, -s], [s, lambda-1]] (the eigenvalue formula 1/ell = min Re(1/lambda)
 // of Appendix G, after Loizou et al. 2021, with the 1e-5 cutoff; mu is the true modulus
 // 2 min(lambda_min(A^T A), lambda-1)/r, the authors' code's value without the factor 2 is
-// stored as mu_code).
+// stored as mu_code). With unequal blocks the global ones come from the weighted Jacobian
+// 2 [[A^T W A, -A^T W], [W A, (lambda-1) W]]: mu in closed form, ||J|| and ell densely when
+// s + r <= 1000 (no mu_code: the authors' formula assumes equal blocks).
 // Resolved ambiguities: the paper's s = 20, beta0 ~ N(0, 0.1), eps ~ N(0, 0.01) read as
-// variances (stds 0.316 and 0.1); with the paper's contiguous split, `rows` not a multiple of
-// `clients` drops the remainder rows, so every client holds m rows and F = (1/r) F_G exactly.
-// Other partitions (iid, shards, Dirichlet or quantity skew, by the y0 values) keep every row;
-// clients are averaged unweighted (eq. (1) and eq. (12) of Appendix G), so row k weighs w_k =
-// 1/(M m_i) and beta* is the W-weighted least-squares solution.
+// variances (stds 0.316 and 0.1).
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <algorithm>
@@ -109,6 +116,16 @@ BlockConstants block_constants(const Mat& X, double c, double scale, Index extra
 
 class RobustLeastSquares : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over beta in R^s (x, the min player) of max over y in R^r (the max player, one entry per row) of "
+      "f(beta, y) = (1/M) sum_i (1/m_i) sum_{k in rows of client i} [ (a_k^T beta - y_k)^2 - lambda (y_k - y0_k)^2 ], "
+      "lambda > 1, unconstrained; a_k the rows of A (r x s), y0 the targets (a data file's labels); no 1/2 factors. "
+      "Every row is used: client i holds m_i rows (contiguous blocks in file order by default, of floor(r/M) or "
+      "ceil(r/M) rows), so row k weighs w_k = 1/(M m_i). The paper (eq. (6)) writes "
+      "G = ||A beta - y||^2 - lambda ||y - y0||^2; here, with equal blocks (m_i = r/M), f = G/r (the mean over "
+      "rows, as the authors' code: same saddle point, operator and constants divided by r), and with unequal "
+      "blocks f = sum_k w_k [...], whose saddle point has beta* = the w-weighted least-squares solution of "
+      "A beta = y0 and y* = (lambda y0 - A beta*) / (lambda - 1).";
   struct Params {
     enum class Source { synthetic, libsvm, dataset };
     Source source;
@@ -125,7 +142,8 @@ class RobustLeastSquares : public MinimaxProblem {
         .text("path", &Params::path, "", "LIBSVM file (features as A, labels as y0)")
         .text("dataset", &Params::dataset, "", "registered dataset (fedbench data list)")
         .text("partition", &Params::partition, "contiguous",
-              "contiguous equal row blocks (paper), or iid | shards:S | dirichlet:A | quantity:A")
+              "contiguous row blocks in file order (paper; sizes differ by at most one row), "
+              "or iid | shards:S | dirichlet:A | quantity:A")
         .integer("partition_seed", &Params::partition_seed, "0", {.ge = 0}, "seed of the partition")
         .integer("rows", &Params::rows, "0", {.ge = 0},
                  "r; 0 = 200 (synthetic) or every row of the data; r > 0 keeps the first r rows "
@@ -163,20 +181,11 @@ class RobustLeastSquares : public MinimaxProblem {
       throw UserError("problem robust-least-squares: " + std::to_string(r) +
                       " rows cannot be split over " + std::to_string(p.clients) +
                       " clients; lower clients");
-    client_rows_.assign(p.clients, {});
-    const auto scheme = datasets::PartitionScheme::parse(p.partition);
-    if (scheme.kind == datasets::PartitionScheme::Kind::contiguous) {
-      const Index m = r / p.clients;  // drop the remainder (see above)
-      A_.conservativeResize(m * p.clients, A_.cols());
-      y0_.conservativeResize(m * p.clients);
-      for (int i = 0; i < p.clients; ++i)
-        for (Index j = 0; j < m; ++j) client_rows_[i].push_back(i * m + j);
-    } else {
-      const std::vector<double> targets(y0_.data(), y0_.data() + r);
-      client_rows_ = datasets::partition_rows(targets, p.clients,
-                                              scheme,
-                                              static_cast<std::uint64_t>(p.partition_seed));
-    }
+    // Every row is kept: contiguous blocks differ by at most one row when clients do not
+    // divide r (see above).
+    const std::vector<double> targets(y0_.data(), y0_.data() + r);
+    client_rows_ = datasets::partition_rows(targets, p.clients, datasets::PartitionScheme::parse(p.partition),
+                                       static_cast<std::uint64_t>(p.partition_seed));
     // Clients are averaged unweighted (eqs. (1) and (12) of the paper), so row k weighs
     // 1 / (M m_i) in F.
     weights_.resize(A_.rows());
@@ -274,6 +283,24 @@ class RobustLeastSquares : public MinimaxProblem {
       k.set(Constant::mu, mu, "2 min(lambda_min(A^T W A), (lambda-1) min w): strong monotonicity of F "
                       "with unequal clients (w_k = 1/(M m_i))");
       k.set(Constant::mu_global, mu, "same as mu");
+      // The global Jacobian as a dense matrix when an eigenproblem of its size is cheap (e.g.
+      // heart_scale's 270 rows over 20 clients: 13 + 270), computed when a preset asks.
+      if (dim() <= kDenseJacobianMax)
+        k.later({Constant::lipschitz, Constant::cocoercivity, Constant::cocoercivity_exact},
+                [this, gram, c, mu](Constants& out) {
+                  const Index s = dim_x(), rows = dim_y();
+                  Mat J(dim(), dim());
+                  J.topLeftCorner(s, s) = 2 * gram;
+                  J.topRightCorner(s, rows) = -2 * A_.transpose() * weights_.asDiagonal();
+                  J.bottomLeftCorner(rows, s) = 2 * weights_.asDiagonal() * A_;
+                  J.bottomRightCorner(rows, rows) = Mat((2 * c * weights_).asDiagonal());
+                  const std::string dense = ", J = 2 [[A^T W A, -A^T W], [W A, (lambda-1) W]] built densely";
+                  out.set(Constant::lipschitz, linalg::lipschitz(J), "||J||_2 of F" + dense);
+                  out.set(Constant::cocoercivity, linalg::cocoercivity_eig(J),
+                          "ell of F, eigenvalue formula (cutoff 1e-5)" + dense);
+                  if (mu > 0)
+                    out.set(Constant::cocoercivity_exact, linalg::cocoercivity_exact(J), "exact ell of F" + dense);
+                });
       return k;
     }
     const BlockConstants global = block_constants(A_, c, 2.0 / static_cast<double>(r), 0);
@@ -321,6 +348,9 @@ class RobustLeastSquares : public MinimaxProblem {
     A_ = X.topRows(r);
     y0_ = Eigen::Map<const Vec>(data.labels.data(), r);
   }
+
+  //! Largest s + r whose dense global Jacobian gives the constants of unequal clients.
+  static constexpr Index kDenseJacobianMax = 1000;
 
   double lambda_;
   RowMat A_;

@@ -2,7 +2,7 @@
 //   J. Xie, C. Zhang, Z. Shen, W. Liu, H. Qian, arXiv 2105.14216, 2021 (CD-MAGE), Section 5.2
 //   (Figs. 2 and 5), following the setting of Y. Deng, M. Mahdavi, AISTATS 2021.
 //
-//   f_i(x, y) = (1/n_i) sum_j CE(h_x(a_ij + y), b_ij) - (lambda/2) ||y||^2,
+//   f_i(x, y) = (1/n_i) sum_j CE(h_x(a_ij + y), b_ij) - (lambda/2) ||y||^2,   f = (1/M) sum_i f_i,
 // x the classifier's weights (min), y in R^d a perturbation shared by every sample and client
 // (max, communicated like x). h_x is softmax regression (`hidden` empty) or a fully connected
 // ReLU network with the given hidden widths (the paper: 200,200), written by hand: forward,
@@ -33,6 +33,14 @@ namespace fedbench::problems {
 
 class RobustTraining : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x (the classifier's weights) of max over y in R^d (one perturbation added to every input of every "
+      "client; unconstrained) of f = (1/M) sum_i (1/n_i) sum_{j in rows of client i} CE(h_x(a_j + y), b_j) "
+      "- (lambda/2) ||y||^2, CE(l, b) = log sum_k exp(l_k) - l_b, h_x = softmax regression W a + b (hidden empty) "
+      "or a ReLU MLP with the given hidden widths (no ReLU on the logits); a_j = 2 v_j - 1 of the raw features v_j "
+      "(pixels=signed). As Xie et al. (Section 5.2) write it: the penalty has the 1/2 (the authors' code's "
+      "0.001 ||y||^2 is lambda = 0.002) and replaces the constraint ||y|| <= 1; softmax regression is our "
+      "substitute for the paper's MLP (hidden=200,200).";
   // The robust metrics run ascent_steps full passes over eval_rows rows per evaluation.
   static constexpr bool kExpensiveMetrics = true;
   struct Params {
@@ -101,7 +109,7 @@ class RobustTraining : public MinimaxProblem {
     start_ = Vec::Zero(n_weights_ + d_);
     if (widths_.size() > 2) initialise_mlp(p.init, static_cast<std::uint64_t>(p.instance_seed));
     clients_ = datasets::partition_rows(y_, p.clients, datasets::PartitionScheme::parse(p.partition),
-                                        static_cast<std::uint64_t>(p.partition_seed));
+                                   static_cast<std::uint64_t>(p.partition_seed));
     std::vector<Index> sizes;
     for (const auto& c : clients_) sizes.push_back(static_cast<Index>(c.size()));
     eval_train_ = std::min<Index>(p.eval_rows, X_.rows());

@@ -14,6 +14,11 @@ namespace fedbench::problems {
 
 class TwoClientGame : public AffineGame {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R of max over y in R (unconstrained) of f = 1/2 f_1 + 1/2 f_2, one component per client, "
+      "f_1(x, y) = 1/2 x^2 - 1/2 y^2 - delta x, f_2(x, y) = 1/2 x^2 - 1/2 y^2 + delta y, whose operators are the "
+      "paper's F_i(z) = z - z_i*, z_1* = (delta, 0), z_2* = (0, delta) (the paper gives operators only; the saddle "
+      "functions are ours); saddle point (delta/2, delta/2), start (1, 1).";
   struct Params {
     double delta;
   };

@@ -15,6 +15,11 @@ namespace fedbench::problems {
 
 class TwoSidedPl : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x in R of max over y in R (unconstrained) of f = (1/M) sum_i f_i, one component per client, "
+      "f_i(x, y) = x^2 + 3 sin^2(x) sin^2(y) - 4 y^2 - 10 sin^2(y) + h_i (x - y), h_i drawn N(0, heterogeneity^2) "
+      "then centred so that sum_i h_i = 0: f = x^2 + 3 sin^2(x) sin^2(y) - 4 y^2 - 10 sin^2(y), saddle point (0, 0). "
+      "The client shifts are ours.";
   struct Params {
     int clients;
     double heterogeneity, x0, y0;

@@ -6,7 +6,8 @@
 //
 //   f(mu, sigma, phi) = (1/n) sum_j [D_phi(x_j) - D_phi(G(z_j))] - lambda ||phi||^2,
 //   G(z) = mu + sigma z (min player x = (mu, sigma)), D_phi(u) = phi1 u + phi2 u^2 (max player).
-// Real data x_j = mu_real + sigma_real z_j with z_j ~ N(0, 1), split evenly over the clients.
+// Real data x_j = mu_real + sigma_real z_j with z_j ~ N(0, 1), split evenly over the clients:
+// client i averages its n samples, f = (1/M) sum_i f_i, which is the pooled mean above.
 // With A = mean(x) - mean(G), B = mean(x^2) - mean(G^2):
 //   df/dphi1 = A - 2 lambda phi1,  df/dphi2 = B - 2 lambda phi2,
 //   df/dmu = -phi1 - 2 phi2 mean(G),  df/dsigma = -phi1 mean(z') - 2 phi2 mean(G z'),
@@ -27,6 +28,14 @@ namespace fedbench::problems {
 
 class WganGaussian : public MinimaxProblem {
  public:
+  static constexpr const char* kObjective =
+      "min over x = (mu, sigma) of max over y = (phi1, phi2) (unconstrained) of "
+      "f = (1/M) sum_i (1/n) sum_{j of client i} [ D(x_ij) - D(G(z'_ij)) ] - lambda (phi1^2 + phi2^2), "
+      "D(u) = phi1 u + phi2 u^2, G(z) = mu + sigma z, real samples x_ij = mu_real + sigma_real z_ij with "
+      "z_ij ~ N(0, 1), n per client; z'_ij = z_ij (paired=true, the paper as written) or fresh N(0, 1) "
+      "(paired=false). The penalty is lambda ||phi||^2 with no 1/2 (strongly concave in phi with modulus 2 lambda). "
+      "Every client holds n samples, so this mean of client means is the pooled mean (1/(M n)) sum of the paper "
+      "(Shen et al., Section 4.1).";
   struct Params {
     int clients, samples;
     double lambda, mu_real, sigma_real, mu0, sigma0;

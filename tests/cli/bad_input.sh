@@ -16,7 +16,7 @@ expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not an intege
   "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps=2.5
 expect_fail 2 "fedbench: problem quadratic-game: clients = 0 violates 1 <= clients" \
   "$fedbench" run --problem quadratic-game --solver gda --clients 0 -p samples=3
-expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M distinct clients per round), bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M (M uniform draws with replacement, the theory's i.i.d. clients)" \
+expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M distinct clients per round), bernoulli:Q (each client joins with probability 0 < Q <= 1), iid:M (M uniform draws with replacement, the theory's i.i.d. clients) or dropout:M:R (M distinct candidates, of which M - floor(U R M) respond, U uniform on [0, 1), 0 <= R < 1)" \
   "$fedbench" run --problem quadratic-game --solver gda --participation half
 expect_fail 2 "fedbench: solver fedgda-gt: step_size = 'fast' is not a finite number or 'theory'" \
   "$fedbench" run --problem quadratic-game --solver fedgda-gt -s step_size=fast

@@ -266,6 +266,42 @@ TEST_CASE("bilevel data-hypercleaning: client i's weights are its own block of x
   CHECK(names[names.size() - 2] == "corrupted_low_weight");
 }
 
+TEST_CASE("bilevel data-hypercleaning: weights=start is where the learned weights begin") {
+  // The learned run's start point, x = x0 everywhere, weighs every row by sigmoid(x0); the
+  // `start` baseline fixes exactly those weights, so its lower level and metrics at the start
+  // are the learned problem's, bit for bit, and differ from `ones` (weight 1).
+  for (const char* x0 : {"0", "1.5"}) {
+    CAPTURE(x0);
+    const ParamMap base{{"dataset", "heart"}, {"rows", "120"}, {"clients", "3"}, {"corruption", "0.4"}, {"x0", x0}};
+    ParamMap start = base, ones = base;
+    start["weights"] = "start";
+    ones["weights"] = "ones";
+    const auto learned = testing::bilevel_problem("data-hypercleaning", base);
+    const auto fixed = testing::bilevel_problem("data-hypercleaning", start);
+    const auto unit = testing::bilevel_problem("data-hypercleaning", ones);
+    const Vec z = learned->initial_point();
+    std::vector<double> a(learned->metric_names().size()), b(a.size()), c(a.size());
+    learned->metrics(z, a);
+    fixed->metrics(z, b);
+    unit->metrics(z, c);
+    const auto names = learned->metric_names();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      CAPTURE(names[k]);
+      // x is unused with fixed weights: its hypergradient and the weight fractions are not
+      // comparable; everything about the lower level and the classifier is.
+      if (names[k] != "corrupted_low_weight" && names[k] != "clean_low_weight" && names[k] != "hypergrad_norm")
+        CHECK(a[k] == b[k]);
+    }
+    OracleCounts counts;
+    Vec ga, gb, gc;
+    learned->lower_grad_y(0, {}, z, ga, counts);
+    fixed->lower_grad_y(0, {}, z, gb, counts);
+    unit->lower_grad_y(0, {}, z, gc, counts);
+    CHECK(ga == gb);
+    CHECK((ga - gc).norm() > 1e-6 * gc.norm());
+  }
+}
+
 TEST_CASE("bilevel data problems: bad parameters are user errors that name the fix") {
   using testing::bilevel_problem;
   CHECK_THROWS_AS(bilevel_problem("hyper-logreg", {{"dataset", "no-such-set"}}), UserError);

@@ -11,6 +11,8 @@
 
 #include "solvers/common/adaptive_matrix.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
+#include "core/text.hpp"
+#include "engine/runner.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
@@ -233,7 +235,8 @@ TEST_CASE("bilevel: with one client FedNest, LFedNest and FedMBO (exact oracles)
 
 TEST_CASE("bilevel: FedNest, LFedNest and FedMBO exchanges, floats and second-order calls per round") {
   const std::int64_t rounds = 4, M = 4, Q = 5;
-  const auto nest = run_quad({"fednest", {}, rounds}).rows.back();
+  const ParamMap five{{"neumann_terms", "5"}};
+  const auto nest = run_quad({"fednest", five, rounds}).rows.back();
   CHECK(nest.comm.exchanges == rounds * (2 + Q + 2));  // 2 T_in + Q + 2
   CHECK(nest.comm.floats_up == rounds * M * ((Q + 2) * kDy + 2 * kDx));
   CHECK(nest.comm.floats_down == rounds * M * (2 * kDx + (Q + 3) * kDy));
@@ -241,7 +244,7 @@ TEST_CASE("bilevel: FedNest, LFedNest and FedMBO exchanges, floats and second-or
   CHECK(nest.oracle[OracleKind::jvp] == rounds * M);
   for (const char* name : {"lfednest", "fedmbo"}) {
     CAPTURE(name);
-    const auto t = run_quad({name, {}, rounds}).rows.back();
+    const auto t = run_quad({name, five, rounds}).rows.back();
     CHECK(t.comm.exchanges == rounds * 2);
     CHECK(t.comm.floats_up == rounds * M * (kDy + kDx));          // y_i; then x_i or h_i
     CHECK(t.comm.floats_down == rounds * M * (kDx + 2 * kDy));    // (x, y); then y
@@ -285,4 +288,38 @@ TEST_CASE("bilevel: theta = theory is 1/L_g from the problem's bound (AdaFBiO, L
     const auto c = run_quad({name, {{"theta", "0.05"}}, 6});
     CHECK(c.rows.back().metrics != a.rows.back().metrics);  // theta reaches the estimator
   }
+}
+
+TEST_CASE("bilevel: theory Neumann settings: theta = 1/L_g and the least Q with truncation error <= 1/T") {
+  // With theta = 1/L_g the truncated series misses at most (1 - 1/kappa)^Q of H^{-1}: the
+  // theory Q is the first count at which that bound reaches 1/T (T = the run's rounds).
+  const auto p = quad();
+  const double L = p->constants().get(Constant::lipschitz_g_client_max, "test");
+  const double kappa = L / p->constants().get(Constant::mu_g_client_min, "test");
+  for (const char* solver : {"fednest", "lfednest", "fedmbo", "local-bsgvrm", "adafbio"}) {
+    for (const std::int64_t T : {10, 4000}) {
+      CAPTURE(solver);
+      CAPTURE(T);
+      RunRequest req;
+      req.problem = "bilevel-quadratic";
+      req.problem_params = kQuad;
+      req.solver = solver;
+      req.budget.rounds = T;
+      const PreparedRun run = prepare_run(req, p);
+      double theta = 0, q = 0;
+      REQUIRE(parse_real(run.config.solver_params.at("theta"), theta));
+      REQUIRE(parse_real(run.config.solver_params.at("neumann_terms"), q));
+      CHECK(theta == 1.0 / L);
+      CHECK(std::pow(1 - 1 / kappa, q) <= 1.0 / static_cast<double>(T));
+      CHECK(std::pow(1 - 1 / kappa, q - 1) > 1.0 / static_cast<double>(T));
+    }
+  }
+  // A condition number that would take more than 10^5 terms is refused with the fix.
+  RunRequest req;
+  req.problem = "hyper-logreg";
+  req.problem_params = {{"dataset", "heart"}, {"clients", "2"}};
+  req.solver = "fednest";
+  req.budget.rounds = 1000;
+  req.problem_params["x0"] = "-12";  // ridge e^-12: kappa ~ 10^6
+  CHECK_THROWS_WITH_AS(prepare_run(req), doctest::Contains("give -s neumann_terms=Q"), UserError);
 }

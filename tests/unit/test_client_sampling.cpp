@@ -79,8 +79,13 @@ TEST_CASE("sampling: bad participation strings are rejected with the accepted fo
   CHECK_THROWS_AS(Participation::parse("bernoulli:1.5"), UserError);
   CHECK_THROWS_WITH(Participation::parse("some"),
                     "participation 'some' is not valid; use full, uniform:M (M distinct clients per "
-                    "round), bernoulli:Q (each client joins with probability 0 < Q <= 1) or iid:M "
-                    "(M uniform draws with replacement, the theory's i.i.d. clients)");
+                    "round), bernoulli:Q (each client joins with probability 0 < Q <= 1), iid:M "
+                    "(M uniform draws with replacement, the theory's i.i.d. clients) or dropout:M:R "
+                    "(M distinct candidates, of which M - floor(U R M) respond, U uniform on [0, 1), "
+                    "0 <= R < 1)");
+  for (const char* bad : {"dropout:8", "dropout:8:1", "dropout:8:-0.1", "dropout:0:0.5", "dropout:x:0.5"})
+    CHECK_THROWS_AS(Participation::parse(bad), UserError);
+  CHECK_THROWS_AS(ClientSampler(Participation::parse("dropout:5:0.5"), 4, 0), UserError);
   CHECK_THROWS_AS(ClientSampler(Participation::parse("uniform:5"), 4, 0), UserError);
 }
 
@@ -101,5 +106,37 @@ TEST_CASE("sampling: uniform:m selects what a fresh Fisher-Yates permutation wou
       const auto ids = s.sample(r, 1);
       CHECK(std::vector<int>(ids.begin(), ids.end()) == reference(M, m, 21, r, 1));
     }
+  }
+}
+
+TEST_CASE("sampling: dropout:m:r keeps m - floor(U r m) of uniform:m's candidates") {
+  // The code released with Xie et al.'s CD-MAGE: 8 candidates, up to half drop out, so 5 to 8
+  // respond, each count with probability 1/4 (floor(4 U) is uniform on {0, 1, 2, 3}).
+  const Participation p = Participation::parse("dropout:8:0.5");
+  CHECK(p.to_text() == "dropout:8:0.5");
+  ClientSampler dropout(p, 40, 7), candidates(Participation::parse("uniform:8"), 40, 7);
+  CHECK(dropout.max_per_round() == 8);
+  std::vector<long> count_of(9, 0), hits(40, 0);
+  const int rounds = 20000;
+  for (int r = 0; r < rounds; ++r) {
+    const auto kept = dropout.sample(r, 1);
+    const auto all = candidates.sample(r, 1);
+    REQUIRE(kept.size() >= 5);
+    REQUIRE(kept.size() <= 8);
+    ++count_of[kept.size()];
+    for (std::size_t k = 1; k < kept.size(); ++k) CHECK(kept[k - 1] < kept[k]);
+    // The responders are candidates of the same round (uniform:8 with the same stream).
+    CHECK(std::includes(all.begin(), all.end(), kept.begin(), kept.end()));
+    for (int i : kept) ++hits[i];
+  }
+  for (int n = 5; n <= 8; ++n) CHECK(static_cast<double>(count_of[n]) / rounds == doctest::Approx(0.25).epsilon(0.06));
+  // Each client responds equally often: 6.5 of 40 per round.
+  for (long h : hits) CHECK(static_cast<double>(h) / rounds == doctest::Approx(6.5 / 40).epsilon(0.06));
+  // r = 0 is uniform:m exactly.
+  ClientSampler none(Participation::parse("dropout:8:0"), 40, 7), same(Participation::parse("uniform:8"), 40, 7);
+  for (int r = 0; r < 20; ++r) {
+    const auto a = none.sample(r, 0);
+    const auto b = same.sample(r, 0);
+    CHECK(std::vector<int>(a.begin(), a.end()) == std::vector<int>(b.begin(), b.end()));
   }
 }

@@ -218,3 +218,13 @@ TEST_CASE("problems: bad parameters are rejected with the problem's name") {
   CHECK_THROWS_WITH(fedbench::testing::make_minimax("robust-least-squares", {{"lambda", "1"}}),
                     "problem robust-least-squares: lambda = 1 violates 1 < lambda");
 }
+
+TEST_CASE("problems: every problem states its exact objective") {
+  // `fedbench describe` prints it: scalings, 1/2 factors, averages and regularisers included.
+  for (const auto& name : problem_registry().names()) {
+    if (name.rfind("test-", 0) == 0) continue;  // the unit tests' own stand-ins
+    CAPTURE(name);
+    const std::string objective = problem_registry().get(name).objective;
+    CHECK(objective.size() > 40);
+  }
+}

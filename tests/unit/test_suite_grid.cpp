@@ -10,6 +10,8 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "suite/grid.hpp"
+#include "suite/select.hpp"
+#include "engine/runner.hpp"
 #include "suite/suite.hpp"
 
 using namespace fedbench;
@@ -85,6 +87,51 @@ TEST_CASE("suite: a solver's own participation replaces the suite's for that sol
   std::ofstream(path) << "rounds: 10\nproblems:\n  - name: quadratic-game\n    participation: full\n"
                          "solvers:\n  - name: gda\n";
   CHECK_THROWS_AS(load_suite(path), UserError);  // only solvers have their own participation
+}
+
+TEST_CASE("select: a winners suite reruns each winner at its own participation") {
+  // Tuning runs whose solvers sample different client counts: the rerun must keep each one's.
+  const std::string path = "/tmp/fedbench-suite-winners.yaml";
+  std::ofstream(path) << "rounds: 10\nparticipation: \"uniform:10\"\n"
+                         "problems:\n  - name: quadratic-game\n    params: {clients: 20}\n"
+                         "solvers:\n  - name: gda\n    params: {step_size: 0.01}\n"
+                         "  - name: local-sgda\n    participation: \"uniform:5\"\n"
+                         "    params: {schedule: constant, step_size: 0.02}\n";
+  const Suite tuning = load_suite(path);
+  REQUIRE(tuning.runs.size() == 2);
+  std::vector<Configuration> winners;
+  for (const auto& run : tuning.runs) {
+    Configuration c;
+    const PreparedRun prepared = prepare_run(run.request);  // what a run file records
+    c.problem = prepared.config.problem;
+    c.solver = prepared.config.solver;
+    c.problem_params = prepared.config.problem_params;
+    c.solver_params = prepared.config.solver_params;
+    c.config_text = prepared.config.to_text();
+    winners.push_back(c);
+  }
+  // The solver whose participation differs from the suite's comes first (the old writer took
+  // the first winner's participation for every solver).
+  std::sort(winners.begin(), winners.end(),
+            [](const Configuration& a, const Configuration& b) { return a.solver > b.solver; });
+  std::ofstream(path) << winners_suite(winners, {1, 2}, "rerun", "test");
+  const Suite rerun = load_suite(path);
+  REQUIRE(rerun.runs.size() == 4);
+  std::map<std::string, std::string> participation;
+  for (const auto& run : rerun.runs) participation[run.request.solver] = run.request.participation.to_text();
+  CHECK(participation["local-sgda"] == "uniform:5");
+  CHECK(participation["gda"] == "uniform:10");
+  // Everything else of the configuration is kept too: only the seed differs.
+  for (const auto& run : rerun.runs) {
+    const auto& original = run.request.solver == "gda" ? tuning.runs[0] : tuning.runs[1];
+    std::string a = prepare_run(run.request).config.to_text();
+    std::string b = prepare_run(original.request).config.to_text();
+    for (std::string* text : {&a, &b}) {  // the run's own seed line, not instance_seed
+      const auto at = text->find("\nseed:");
+      text->erase(at, text->find('\n', at + 1) - at);
+    }
+    CHECK(a == b);
+  }
 }
 
 TEST_CASE("suite: without an eval key, expensive problems are evaluated at log-spaced rounds") {

@@ -24,8 +24,11 @@
 // after a synchronisation (as the proof of Lemma 19 in the appendix uses them; `none` is the
 // literal reading); `storm_anchor = local` anchors the tracker update at the client's own
 // pre-sync iterate (`averaged`: at (xbar, ybar), which is then broadcast); uniform averaging.
-// theta: eq. (13) asks theta in (0, 1/L_g]; default 0.1 (`theory`: 1/L_g from the problem's
-// bound). The paper gives no experimental hyperparameters: n = theory gives max(k^3 M, 8), our
+// eta_t is clipped at 1: the paper keeps eta_t <= 1 through its condition n >= k^3 M (the
+// default n = max(k^3 M, 8) meets it, so the clip only acts on a user's smaller n).
+// theta and K: eq. (13) asks theta in (0, 1/L_g] and Lemma 3 K = (L_g/mu) log(C T/mu); both
+// default to theory (1/L_g from the problem's bound, K from its condition number:
+// solvers/common/neumann_hypergradient.hpp). The paper gives no experimental hyperparameters: n = theory gives max(k^3 M, 8), our
 // practical preset (k^3 M is one of the lower bounds Theorem 1 puts on n).
 #include <algorithm>
 #include <cmath>
@@ -57,8 +60,9 @@ struct AdaFBiO {
         .integer("local_steps", &Params::local_steps, "5", {.ge = 1}, "q, iterations per synchronisation")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
         .integer("initial_batch", &Params::initial_batch, "50", {.ge = 0}, "b_0, rows of the initial trackers (Alg. 1 line 2 draws q (K + 2) samples; 50 = q b at the defaults; does not follow q or b)")
-        .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "K, Neumann terms")
-        .real("theta", &Params::theta, "0.1", {.gt = 0},
+        .integer("neumann_terms", &Params::neumann_terms, kTheory, {.ge = 1},
+                 "K, Neumann terms; theory: relative truncation error 1/T at kappa = L_g/mu_g", true)
+        .real("theta", &Params::theta, kTheory, {.gt = 0},
               "theta <= 1/L_g, Neumann step; theory: 1/L_g from the problem's bound", true)
         .choice("neumann", &Params::neumann, "randomized", {{"randomized", NeumannSum::randomized}, {"deterministic", NeumannSum::deterministic}},
                 "k ~ U{0..K-1} (paper) or the deterministic sum")
@@ -79,6 +83,7 @@ struct AdaFBiO {
   }
   static void resolve(Params& p, const SolverSetup& s) {
     if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
+    if (is_unset(p.neumann_terms)) p.neumann_terms = theory_neumann_terms(s);
     if (is_unset(p.eta_offset))
       p.eta_offset = std::max(std::pow(p.eta_k, 3) * s.problem.num_clients(), 8.0);
   }

@@ -15,9 +15,13 @@
 //   chi   = [grad_x f(+; xi) - J(+; zeta) u+] + (1 - a)(chi - [grad_x f(old; xi) - J(old; zeta) u]),
 // the same minibatches at both points; every p local steps average x, y, u and the trackers.
 // FedBiO (alias) is a = 1: plain minibatch gradients, no trackers, one evaluation per step.
-// Resolved (our choices): one constant step eta for the three blocks (eps = 0.1, the learning
-// rate Zhang et al. 2025, Section 5.1, set for FedBiOAcc; Li et al.'s decaying
-// a_t = delta/(t0+t)^(1/3) is not used); the "momentum 0.1" of Section 5.1 is read as the
+// Li et al.'s method gives each block its own step constant on a common rate a_t
+// (y <- y - c_y a_t omega, u <- u - c_u a_t nu, x <- x - c_x a_t chi): here the steps are
+// eta c_x, eta c_y and eta c_u (`x_step_factor`, `y_step_factor`, `u_step_factor`, default 1,
+// so that one eta serves all three blocks as in Zhang et al. 2025, Section 5.1; a grid that
+// tunes x alone must vary x_step_factor, since the u and y subproblems bound eta from above).
+// Resolved (our choices): a constant rate eta (eps = 0.1, the learning rate Zhang et al. 2025,
+// Section 5.1, set for FedBiOAcc; Li et al.'s decaying a_t = delta/(t0+t)^(1/3) is not used); the "momentum 0.1" of Section 5.1 is read as the
 // STORM weight a = 0.1, as for FedSVRBGD-FO; u0 = 0; `u_radius` > 0 projects u onto a ball
 // (Li et al.'s optional safeguard; 0 = off); initial trackers on batch B (not given by the
 // papers; B = b), not averaged at t = 0. The model is (x, y); u travels as state.
@@ -31,13 +35,16 @@ struct FedBiOAcc : StateAveraging {
   static constexpr ProblemKind kProblemKind = ProblemKind::bilevel;
   struct Params {
     int local_steps, batch_size, initial_batch;
-    double eta, momentum, u_radius;
+    double eta, x_step_factor, y_step_factor, u_step_factor, momentum, u_radius;
   };
   static void declare(Schema<Params>& s) {
     s.integer("local_steps", &Params::local_steps, "4", {.ge = 1}, "p, local iterations per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "b, rows per minibatch (0 = all)")
         .integer("initial_batch", &Params::initial_batch, "10", {.ge = 0}, "B, rows of the initial trackers (B = b at the defaults, the papers give none; does not follow batch_size)")
-        .real("eta", &Params::eta, "0.1", {.gt = 0}, "eta, step of x, y and u (Zhang et al. 2025, Sec. 5.1: eps = 0.1)")
+        .real("eta", &Params::eta, "0.1", {.gt = 0}, "eta, the common rate of x, y and u (Zhang et al. 2025, Sec. 5.1: eps = 0.1)")
+        .real("x_step_factor", &Params::x_step_factor, "1", {.gt = 0}, "c_x: x moves by eta c_x chi")
+        .real("y_step_factor", &Params::y_step_factor, "1", {.gt = 0}, "c_y: y moves by eta c_y omega")
+        .real("u_step_factor", &Params::u_step_factor, "1", {.gt = 0}, "c_u: u moves by eta c_u nu")
         .real("momentum", &Params::momentum, "0.1", {.gt = 0, .le = 1},
               "a, STORM weight of the fresh gradient (1: FedBiO)")
         .real("u_radius", &Params::u_radius, "0", {.ge = 0}, "project u onto ||u|| <= r (0: no projection)");
@@ -85,9 +92,9 @@ struct FedBiOAcc : StateAveraging {
     auto& o = c.bilevel();
     for (int k = 0; k < p.local_steps; ++k) {
       st.z_next = st.z;
-      st.z_next.head(dx) -= p.eta * st.chi;
-      st.z_next.tail(dy) -= p.eta * st.omega;
-      st.u_next = st.u - p.eta * st.nu;
+      st.z_next.head(dx) -= (p.eta * p.x_step_factor) * st.chi;
+      st.z_next.tail(dy) -= (p.eta * p.y_step_factor) * st.omega;
+      st.u_next = st.u - (p.eta * p.u_step_factor) * st.nu;
       project(st.u_next);
       const auto xi = o.draw_upper(p.batch_size);
       const auto zeta = o.draw_lower(p.batch_size);

@@ -13,8 +13,9 @@
 // Resolved (our choices): each client uses its own Hessians (Zhang et al. 2025, Section 2.2:
 // FedMBO "does not need to communicate the intermediate Hessian-inverse-vector product"; a
 // relay through sampled clients is not offered), so the estimate is biased under
-// heterogeneity like LFedNest's; the Neumann series is the deterministic sum with theta =
-// FedNest's 0.01 unless set; clients sampled by the run's participation, the same set in both
+// heterogeneity like LFedNest's; the Neumann series is the deterministic sum with theta and Q
+// from theory unless set (1/L_g and the condition number's count, neumann_hypergradient.hpp;
+// FedNest's code values 0.01 and 5 are far from them on real data); clients sampled by the run's participation, the same set in both
 // exchanges.
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
@@ -33,11 +34,16 @@ struct FedMbo {
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0}, "rows per minibatch, both levels (0 = all)")
         .real("gamma_x", &Params::gamma_x, "0.01", {.gt = 0}, "gamma_x, server step of x (Zhang et al. 2025, Sec. 5.1: eps^2)")
         .real("gamma_y", &Params::gamma_y, "0.01", {.gt = 0}, "gamma_y, local step of y")
-        .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "Q, Neumann terms")
-        .real("theta", &Params::theta, "0.01", {.gt = 0}, "theta <= 1/L_g, Neumann step")
+        .integer("neumann_terms", &Params::neumann_terms, kTheory, {.ge = 1},
+                 "Q, Neumann terms; theory: relative truncation error 1/T at kappa = L_g/mu_g", true)
+        .real("theta", &Params::theta, kTheory, {.gt = 0}, "theta <= 1/L_g, Neumann step; theory: 1/L_g", true)
         .choice("neumann", &Params::neumann, "deterministic", {{"deterministic", NeumannSum::deterministic}, {"randomized", NeumannSum::randomized}},
                 "the deterministic sum (FedNest code) or k ~ U{0..Q-1}");
     s.alias("step_size", {"gamma_x", "gamma_y"}, "the primary step: sets gamma_x and gamma_y");
+  }
+  static void resolve(Params& p, const SolverSetup& s) {
+    if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
+    if (is_unset(p.neumann_terms)) p.neumann_terms = theory_neumann_terms(s);
   }
 
   Params p;

@@ -14,8 +14,10 @@
 // Section 2.2), so HG_i uses the client's own Hessians (solvers/common/neumann_hypergradient.hpp);
 // the "coefficient of the momentum 0.1" of Zhang et al. 2025, Section 5.1, is read as the STORM
 // weight a = 0.1 directly, as for FedSVRBGD-FO; initial estimators on batch B (not given by the
-// papers; B = b) at (x0, y0), not averaged at t = 0; theta defaults to FedNest's 0.01;
-// `theta = theory` is 1/L_g from the problem's bound (the upper end of the theta in (0, 1/L_g]
+// papers; B = b) at (x0, y0), not averaged at t = 0; theta and K default to theory: theta =
+// 1/L_g from the problem's bound and K from its condition number (neumann_hypergradient.hpp;
+// FedNest's code value 0.01 with K = 5 gives a hypergradient 0.2-6% of the exact one on
+// a9a and ijcnn1); theta = 1/L_g is the upper end of the theta in (0, 1/L_g]
 // of Huang 2022, eq. (13); a worst case over rows, often far below the useful step).
 #include "engine/solver.hpp"
 #include "solvers/common/hypergradient_trackers.hpp"
@@ -38,8 +40,9 @@ struct LocalBsgvrm : StateAveraging {
         .real("alpha", &Params::alpha, "1", {.gt = 0}, "alpha, x step = alpha eta")
         .real("beta", &Params::beta, "1", {.gt = 0}, "beta, y step = beta eta")
         .real("momentum", &Params::momentum, "0.1", {.gt = 0, .le = 1}, "a, STORM weight of the fresh gradient")
-        .integer("neumann_terms", &Params::neumann_terms, "5", {.ge = 1}, "K, Neumann terms")
-        .real("theta", &Params::theta, "0.01", {.gt = 0},
+        .integer("neumann_terms", &Params::neumann_terms, kTheory, {.ge = 1},
+                 "K, Neumann terms; theory: relative truncation error 1/T at kappa = L_g/mu_g", true)
+        .real("theta", &Params::theta, kTheory, {.gt = 0},
               "theta <= 1/L_g, Neumann step; theory: 1/L_g from the problem's bound", true)
         .choice("neumann", &Params::neumann, "randomized", {{"randomized", NeumannSum::randomized}, {"deterministic", NeumannSum::deterministic}},
                 "k ~ U{0..K-1} (paper) or the deterministic sum");
@@ -47,6 +50,7 @@ struct LocalBsgvrm : StateAveraging {
   }
   static void resolve(Params& p, const SolverSetup& s) {
     if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
+    if (is_unset(p.neumann_terms)) p.neumann_terms = theory_neumann_terms(s);
   }
 
   Params p;

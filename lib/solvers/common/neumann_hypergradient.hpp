@@ -13,11 +13,14 @@
 // estimates is biased for the global lower level (FedMBO and LFedNest as run here; see
 // Y. Zhang et al., IJCAI 2025, Section 2.2, on what each method communicates).
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/random.hpp"
+#include "core/text.hpp"
 #include "engine/context.hpp"
 #include "engine/solver.hpp"
 
@@ -32,6 +35,26 @@ enum class NeumannSum { randomized, deterministic };
 //! bound refuses it.
 inline double theory_neumann_step(const SolverSetup& s) {
   return 1.0 / s.constant(Constant::lipschitz_g_client_max);
+}
+
+//! `neumann_terms = theory`: with theta = 1/L_g the truncated series theta sum_{j<Q} (I - theta
+//! H)^j misses H^{-1} (I - theta H)^Q, a relative error of at most (1 - 1/kappa)^Q with kappa =
+//! L_g / mu_g (each client's own Hessian: the largest smoothness and the smallest strong
+//! convexity over clients). Q is the least count that brings it to 1/T, T the run's rounds:
+//! the O(1/T) bias of Huang 2022, Lemma 3 (K = (L_g/mu) log(C T/mu)), about kappa ln T.
+inline int theory_neumann_terms(const SolverSetup& s) {
+  // Problems whose clients share one regulariser state only mu_g: every g_i has that modulus.
+  const Constant mu = s.problem.constants().has(Constant::mu_g_client_min) ? Constant::mu_g_client_min
+                                                                           : Constant::mu_g;
+  const double kappa = s.constant(Constant::lipschitz_g_client_max) / s.constant(mu);
+  const double rounds = std::max<double>(2, static_cast<double>(s.config.budget.rounds));
+  const double q = kappa <= 1 ? 1 : std::ceil(std::log(rounds) / -std::log1p(-1.0 / kappa));
+  constexpr double kMaxTerms = 100000;  // each term is one HVP per hypergradient
+  if (!(q <= kMaxTerms))
+    s.reject("neumann_terms = theory gives " + format_real(q) + " terms (kappa = L_g/mu_g = " +
+             format_real(kappa) + " over " + format_real(rounds) +
+             " rounds); give -s neumann_terms=Q (and a theta) for this problem");
+  return static_cast<int>(std::max(1.0, q));
 }
 
 class NeumannHypergradient {

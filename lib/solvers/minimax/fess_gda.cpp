@@ -16,6 +16,10 @@
 // which are the same maps and make two reductions exact in floating point: p = 0 with global
 // rates 1 is Local SGDA (stated in Section 3.1), and beta = 1 is FSGDA (derived: z = x every
 // round, so the penalty vanishes), bit for bit.
+// On a constrained X (the paper has X = R^d1) the anchor follows line 13's x_{t+1} before the
+// engine projects the server model onto X: z may leave X; the penalty still pulls x toward
+// it and the projected model stays feasible (our reading; a transcription that anchors at the
+// projected x differs from round 2 on).
 // FSGDA (alias) is p = 0. Stability (our derivation, not in the paper): c = eta_xl eta_xg K p
 // must stay below 1 + 1/(1 - beta); larger values diverge and are stored as such.
 #include "engine/solver.hpp"

@@ -1,0 +1,167 @@
+"""AdaFBiO and non-adaptive AdaFBiO, transcribed from F. Huang, "Fast Adaptive Federated Bilevel
+Optimization", arXiv 2211.01122, 2022: Algorithm 1 (lines 1-22) with eqs. (6)-(13), the
+schedules of Theorem 1 (eta_t = k M^(1/3) / (n + t)^(1/3), alpha_{t+1} = c1 eta_t^2,
+beta_{t+1} = c2 eta_t^2), and Theorem 2 (the non-adaptive version, A_t = I, B_t = I).
+
+Every client m keeps x^m, y^m and STORM trackers v^m (lower gradient) and w^m (its local Neumann
+hypergradient, eq. (13)). For t = 1..T:
+  t mod q == 0 (lines 4-8): the server averages x, y, v, w, generates A_t, B_t (line 6: Adam-type
+      a_t = varrho a_{t-1} + (1 - varrho) wbar^2, A_t = diag(sqrt(a_t) + rho),
+      b_t = varrho b_{t-1} + (1 - varrho) ||vbar||, B_t = (b_t + rho) I; AdaBelief-type eqs. (6)-(7)
+      with wbar_t - wbar_{t0}, vbar_t - vbar_{t0}) and steps
+      ytilde = ybar - lambda B^-1 vbar, y_{t+1} = ybar + eta_t (ytilde - ybar) (lines 7-8),
+      xtilde = xbar - gamma A^-1 wbar,  x_{t+1} = xbar + eta_t (xtilde - xbar);
+  otherwise (lines 10-13): y^m -= lambda eta_t B_t^-1 v^m, x^m -= gamma eta_t A_t^-1 w^m (eq. (12));
+  then (lines 16-19, eqs. (8)-(9)) on every client with the same sample at both points
+      v^m = grad_y g^m(new) + (1 - alpha_{t+1})(v^m - grad_y g^m(x_t^m, y_t^m)),
+      w^m = HG^m(new) + (1 - beta_{t+1})(w^m - HG^m(x_t^m, y_t^m)).
+Line 2 initialises v^m, w^m at (x_1, y_1) and "generates A_1, B_1".
+
+Full local batches, so the run has no minibatch randomness; with the deterministic Neumann sum
+none at all (the randomized case draws eq. (13)'s k as fedbench does). Rounds:
+fedbench's round 0 is line 2 (A_1, B_1 from the averaged initial trackers); round r >= 1 ends
+with the synchronisation at t = r q, and its traced model is (x_{rq+1}, y_{rq+1}); the model
+traced after round 0 is still (x_1, y_1).
+
+Readings shared with fedbench (its documented resolutions of what Algorithm 1 leaves open):
+- A_1, B_1 come from the clients' initial trackers averaged on the server, with the line-6
+  rule from a_0 = 0, b_0 = 0 (and a zero AdaBelief reference before it);
+- `estimator_sync = average`: after a synchronisation the trackers continue from vbar, wbar
+  (`none`: each client keeps its own, the literal reading); `storm_anchor = local`: the STORM
+  correction at a synchronisation is taken at the client's own pre-average iterate x_t^m
+  (`averaged`: at (xbar_t, ybar_t));
+- AdaBelief's reference at the first synchronisation is the initial averages (the previous
+  generation of the matrices);
+- alpha_{t+1} = min(1, c1 eta_t^2), beta_{t+1} = min(1, c2 eta_t^2) (Theorem 1's n keeps
+  them below 1; fedbench clips them when it does not);
+- HG^m is the K-term deterministic sum theta sum_{j<K} (I - theta H^m)^j, the expectation of
+  eq. (13) over its index k (`neumann = deterministic`);
+- the AMSGrad and AdaGrad rules are not in the paper: transcribed from fedbench's documented
+  formulas (amsgrad: ahat = max(ahat, a) of the Adam a; adagrad: a += wbar^2,
+  b = sqrt(b^2 + ||vbar||^2)).
+"""
+import numpy as np
+
+from bilevel_common import QUAD, BilevelQuadratic, NeumannCoins, local_hypergradient, mean
+from refcase import Case
+
+
+class Matrices:
+    """The server's adaptive-matrix state (Algorithm 1 line 6; eqs. (6)-(7))."""
+
+    def __init__(self, rule, rho, varrho, dx):
+        self.rule, self.rho, self.varrho = rule, rho, varrho
+        self.a = np.zeros(dx)
+        self.ahat = np.zeros(dx)
+        self.b = 0.0
+        self.w_ref = np.zeros(dx)
+        self.v_ref = None
+
+    def generate(self, wbar, vbar):
+        if self.rule == "identity":
+            return
+        vr = np.zeros_like(vbar) if self.v_ref is None else self.v_ref
+        if self.rule == "adagrad":
+            self.a = self.a + wbar ** 2
+            self.b = np.sqrt(self.b ** 2 + vbar @ vbar)
+        else:
+            ws = wbar - self.w_ref if self.rule == "adabelief" else wbar
+            vs = np.linalg.norm(vbar - vr) if self.rule == "adabelief" else np.linalg.norm(vbar)
+            self.a = self.varrho * self.a + (1 - self.varrho) * ws ** 2
+            self.b = self.varrho * self.b + (1 - self.varrho) * vs
+        if self.rule == "amsgrad":
+            self.ahat = np.maximum(self.ahat, self.a)
+        self.w_ref, self.v_ref = wbar.copy(), vbar.copy()
+
+    def a_inv(self, w):
+        if self.rule == "identity":
+            return w
+        a = self.ahat if self.rule == "amsgrad" else self.a
+        return w / (np.sqrt(a) + self.rho)
+
+    def b_inv(self, v):
+        return v if self.rule == "identity" else v / (self.b + self.rho)
+
+
+def adafbio(rule="adam", q=3, K=4, theta=0.15, k=1.0, n=8.0, scaling=True, c1=0.8, c2=0.6,
+            gamma=0.05, lam=0.2, rho=0.1, varrho=0.9, sync="average", anchor="local",
+            neumann="deterministic"):
+    def reference(inst, rounds):
+        prob = BilevelQuadratic(inst)
+        M = prob.n
+        coins = NeumannCoins(K)
+        # eq. (13)'s index: line 2 draws in fedbench's round -1, the update of iteration t in round t // q + 1
+        kdraw = lambda m, rnd: coins.draw(m, rnd) if neumann == "randomized" else None
+        HG = lambda m, x, y, kn: local_hypergradient(prob, m, x, y, theta, K, kn)
+        # line 2
+        x = [prob.x0.copy() for _ in range(M)]
+        y = [prob.y0.copy() for _ in range(M)]
+        v = [prob.gy(m, x[m], y[m]) for m in range(M)]
+        w = [HG(m, x[m], y[m], kdraw(m, -1)) for m in range(M)]
+        mats = Matrices(rule, rho, varrho, prob.dx)
+        mats.generate(mean(w), mean(v))
+        # rows: z before any round, z after round 0 (line 2 moves nothing), then one row per
+        # synchronisation t = q, 2q, .., (rounds - 1) q
+        out = [np.concatenate([prob.x0, prob.y0])] * 2
+        for t in range(1, (rounds - 1) * q + 1):
+            eta = k * (M ** (1 / 3) if scaling else 1.0) / (n + t) ** (1 / 3)
+            alpha = min(1.0, c1 * eta ** 2)
+            beta = min(1.0, c2 * eta ** 2)
+            xo, yo = list(x), list(y)  # x_t^m, y_t^m: the STORM anchors
+            if t % q == 0:
+                xbar, ybar, vbar, wbar = mean(x), mean(y), mean(v), mean(w)
+                mats.generate(wbar, vbar)
+                ytil = ybar - lam * mats.b_inv(vbar)
+                xtil = xbar - gamma * mats.a_inv(wbar)
+                ynew = ybar + eta * (ytil - ybar)
+                xnew = xbar + eta * (xtil - xbar)
+                x = [xnew.copy() for _ in range(M)]
+                y = [ynew.copy() for _ in range(M)]
+                out.append(np.concatenate([xnew, ynew]))
+                if sync == "average":
+                    v = [vbar.copy() for _ in range(M)]
+                    w = [wbar.copy() for _ in range(M)]
+                if anchor == "averaged":
+                    xo = [xbar] * M
+                    yo = [ybar] * M
+            else:
+                x = [x[m] - gamma * eta * mats.a_inv(w[m]) for m in range(M)]
+                y = [y[m] - lam * eta * mats.b_inv(v[m]) for m in range(M)]
+            for m in range(M):
+                v[m] = prob.gy(m, x[m], y[m]) + (1 - alpha) * (v[m] - prob.gy(m, xo[m], yo[m]))
+                kn = kdraw(m, t // q + 1)  # one xibar (and Neumann index) for both points
+                w[m] = HG(m, x[m], y[m], kn) + (1 - beta) * (w[m] - HG(m, xo[m], yo[m], kn))
+        return np.array(out)
+    return reference
+
+
+def params(rule="adam", q=3, K=4, theta=0.15, k=1.0, n=8.0, scaling=True, c1=0.8, c2=0.6,
+           gamma=0.05, lam=0.2, rho=0.1, varrho=0.9, sync="average", anchor="local",
+           neumann="deterministic"):
+    return {"matrix": rule, "local_steps": str(q), "batch_size": "0", "initial_batch": "0",
+            "neumann_terms": str(K), "theta": str(theta), "neumann": neumann,
+            "eta_k": str(k), "eta_offset": str(n), "eta_client_scaling": "true" if scaling else "false",
+            "c1": str(c1), "c2": str(c2), "gamma": str(gamma), "lambda": str(lam), "rho": str(rho),
+            "varrho": str(varrho), "estimator_sync": sync, "storm_anchor": anchor}
+
+
+def case(solver="adafbio", note="", **kw):
+    return Case(solver=solver, problem="bilevel-quadratic", problem_params=QUAD,
+                solver_params=params(**kw), reference=adafbio(**kw),
+                note=note or f"matrix {kw.get('rule', 'adam')}; A_1, B_1 from the averaged initial trackers")
+
+
+CASES = [
+    case(rule="adam", c1=2.0, c2=3.0),
+    case(rule="adabelief", q=2, varrho=0.7, note="AdaBelief reference: 0 before A_1, then the last averages"),
+    case(rule="amsgrad", varrho=0.5, note="AMSGrad rule as fedbench documents it (not in the paper)"),
+    case(rule="adagrad", note="AdaGrad rule as fedbench documents it (not in the paper)"),
+    case(rule="identity", scaling=False, gamma=0.1, lam=0.3, k=0.8, n=5.0,
+         note="matrix identity; eta_t without the M^(1/3) factor"),
+    case(solver="adafbio-nonadaptive", rule="identity", note="Theorem 2: A = I, B = I"),
+    case(rule="adam", sync="none", note="estimator_sync = none: trackers stay local (literal)"),
+    case(rule="adam", anchor="averaged", note="storm_anchor = averaged: post-sync STORM anchor (xbar, ybar)"),
+    case(rule="adam", q=1, c1=100.0, c2=100.0, note="q = 1; alpha, beta clipped at 1"),
+    case(rule="adam", neumann="randomized", theta=0.2,
+         note="eq. (13), k ~ U{0..K-1} from fedbench's neumann-k stream, the same k at both points"),
+]

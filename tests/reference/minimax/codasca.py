@@ -1,0 +1,110 @@
+"""CODASCA and CODA+, transcribed from Z. Yuan, Z. Guo, Y. Xu, Y. Ying, T. Yang, "Federated
+Deep AUC Maximization for Heterogeneous Data with a Constant Communication Complexity",
+ICML 2021, in the cross-device form run as baselines by J. Xie, C. Zhang, Z. Shen, W. Liu,
+H. Qian, "Efficient Cross-Device Federated Learning Algorithms for Minimax Problems",
+arXiv 2105.14216, 2021 (Section 5; Appendix B.1: local step eta_l, proximal weight theta,
+K_0 local iterations between proximal-point updates, server step eta_g for CODASCA).
+
+Stage-wise proximal point: stage s lasts floor(K_0 / K) rounds; at its start the proximal
+centre x_ref <- x_t, and the stage solves min_x max_y f(x, y) + (theta/2)||x - x_ref||^2 by
+local SGDA from the server's model, K local steps per round:
+  x <- x - eta_s (grad_x F_i(x, y; B) [- c_{i,x} + c_x] + theta (x - x_ref)),
+  y <- y + eta_s (grad_y F_i(x, y; B) [- c_{i,y} + c_y]),
+with CODASCA's SCAFFOLD control variates in brackets: after the K steps
+  c_{i,x} <- c_{i,x} - c_x + (x_t - x^K)/(K eta_s),  c_{i,y} <- c_{i,y} - c_y + (y^K - y_t)/(K eta_s),
+and the server moves z_{t+1} = z_t + eta_g (mean z^K - z_t), c <- c + (1/N) sum_{i in S_t} dc_i
+(SCAFFOLD's server update for partial participation, Karimireddy et al., ICML 2020, Alg. 1;
+the plain mean of the c_i under full participation). CODA+ is the same without variates and with a plain average.
+
+Readings shared with fedbench (documented there; the papers are silent): eta_s = eta_l / 3^s
+(the divide-by-3 decay of Xie et al.'s released code); the client variates c_i persist across
+participations and stages; `dual_control_variate = false` drops the y-step correction (Xie et
+al.'s released code corrects only the x step). Minibatches by random reshuffling with a fresh
+iterator every round (draws reproduced with streams.py).
+"""
+import numpy as np
+
+import streams
+from games import QUADRATIC_GAME as GAME, client_grads, read_game, solver_params as params
+from refcase import Case
+from streams import SEED, Reshuffler
+
+
+def codasca(local_steps, batch_size, stage_iterations, eta_l, eta_g=1.0, theta=0.0,
+            control_variates=True, dual_control_variate=True, participation="full"):
+    K = local_steps
+    rounds_per_stage = stage_iterations // K
+
+    def reference(inst, rounds):
+        n, dx, samples, z = read_game(inst)
+        d = len(z)
+        c = np.zeros(d)                       # (c_x, c_y), ascent sign for y as in the rule above
+        c_i = [np.zeros(d) for _ in range(n)]
+        out = [z.copy()]
+        for t in range(rounds):
+            s = t // rounds_per_stage
+            if t % rounds_per_stage == 0:
+                x_ref = z[:dx].copy()        # proximal centre of stage s
+            eta = eta_l / 3 ** s
+            S_t = streams.sampled_clients(SEED, participation, n, t, 0)
+            finals, deltas = [], []
+            for i in S_t:
+                batches = Reshuffler(i, t, 0, batch_size, int(samples[i]))
+                x, y = z[:dx].copy(), z[dx:].copy()
+                for k in range(K):
+                    gx, gy = client_grads(inst, i, batches.next(), np.concatenate([x, y]), dx)
+                    dir_x = gx + theta * (x - x_ref)
+                    dir_y = gy
+                    if control_variates:
+                        dir_x = dir_x - c_i[i][:dx] + c[:dx]
+                        if dual_control_variate:
+                            dir_y = dir_y - c_i[i][dx:] + c[dx:]
+                    x, y = x - eta * dir_x, y + eta * dir_y
+                if control_variates:
+                    new = np.concatenate([c_i[i][:dx] - c[:dx] + (z[:dx] - x) / (K * eta),
+                                          c_i[i][dx:] - c[dx:] + (y - z[dx:]) / (K * eta)])
+                    deltas.append(new - c_i[i])
+                    c_i[i] = new
+                finals.append(np.concatenate([x, y]))
+            z = z + eta_g * (np.mean(finals, axis=0) - z)
+            if control_variates:
+                c = c + np.sum(deltas, axis=0) / n
+            out.append(z.copy())
+        return np.array(out)
+    return reference
+
+
+CASES = [
+    Case(solver="codasca", problem="quadratic-game", problem_params=GAME,
+         solver_params=params(local_steps=3, batch_size=0, stage_iterations=15, eta_l=0.3,
+                              eta_g=1.1, theta=0.5, control_variates=True,
+                              dual_control_variate=True),
+         reference=codasca(3, 0, 15, 0.3, eta_g=1.1, theta=0.5),
+         note="two-sided variates; stages of 5 rounds, eta_s = eta_l/3^s; c_i persist across stages"),
+    Case(solver="codasca", problem="quadratic-game", problem_params=GAME,
+         solver_params=params(local_steps=3, batch_size=0, stage_iterations=15, eta_l=0.3,
+                              eta_g=1.1, theta=0.5, control_variates=True,
+                              dual_control_variate=False),
+         reference=codasca(3, 0, 15, 0.3, eta_g=1.1, theta=0.5, dual_control_variate=False),
+         note="x-step variate only (Xie et al.'s released code)"),
+    Case(solver="codasca", problem="quadratic-game", problem_params=GAME,
+         solver_params=params(local_steps=2, batch_size=3, stage_iterations=8, eta_l=0.3,
+                              eta_g=0.9, theta=1.0, control_variates=True,
+                              dual_control_variate=True),
+         reference=codasca(2, 3, 8, 0.3, eta_g=0.9, theta=1.0, participation="uniform:2"),
+         participation="uniform:2",
+         note="2 of 3 clients: c <- c + (1/N) sum dc_i, c_i kept between participations; "
+              "reshuffled minibatches"),
+    Case(solver="coda-plus", problem="quadratic-game", problem_params=GAME,
+         solver_params=params(local_steps=3, batch_size=0, stage_iterations=12, eta_l=0.3,
+                              theta=0.5),
+         reference=codasca(3, 0, 12, 0.3, theta=0.5, control_variates=False),
+         note="stages of 4 rounds, eta_s = eta_l/3^s"),
+    Case(solver="coda-plus", problem="quadratic-game", problem_params=GAME,
+         solver_params=params(local_steps=3, batch_size=2, stage_iterations=21, eta_l=0.25,
+                              theta=2.0),
+         reference=codasca(3, 2, 21, 0.25, theta=2.0, control_variates=False,
+                           participation="uniform:2"),
+         participation="uniform:2",
+         note="2 of 3 clients, reshuffled minibatches; stages of 7 rounds"),
+]

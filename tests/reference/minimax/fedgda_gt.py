@@ -1,0 +1,67 @@
+"""FedGDA-GT, transcribed from Z. Sun, E. Wei, "A Communication-Efficient Algorithm with Linear
+Convergence for Federated Minimax Learning", NeurIPS 2022 (arXiv 2206.01132), Algorithm 1, as
+run as a baseline by S. Zhang, S. Choudhury, S. U. Stich, N. Loizou, ICLR 2024, Section 5.
+Round t: the server sends z_t = (x_t, y_t), every agent returns its gradients at z_t, the server
+sends back their mean; each agent runs K gradient-tracking descent-ascent steps from z_t,
+    x <- x - gamma (grad_x f_i(x, y) - grad_x f_i(z_t) + grad_x f(z_t)),
+    y <- y + gamma (grad_y f_i(x, y) - grad_y f_i(z_t) + grad_y f(z_t)),
+and the server averages the agents' models. Deterministic (full local gradients).
+"""
+import numpy as np
+
+from games import (QUADRATIC_GAME as GAME, affine_operator as operator, max_client_norm,
+                   strong_monotonicity)
+from refcase import Case
+
+
+def theory_step(inst, K):
+    """The step of Zhang et al.'s code for their Fig. 1(a) baseline, citing p. 20 of Sun & Wei
+    (Zhang et al.'s text gives no formula; fedbench documents the same source):
+    gamma = 1/2 min{2 mu / L^2, 1/(2 mu K), r+}, r+ the positive root of
+    L^4 K^4 g^3 + 2 L^2 K^2 g - mu K = 0, L = max_i ||M_i||_2, mu = min_i lambda_min(sym M_i)."""
+    L, mu = max_client_norm(inst), strong_monotonicity(inst)
+    a, b, c = L ** 4 * K ** 4, 2 * L ** 2 * K ** 2, mu * K
+    lo, hi = 0.0, c / b  # the cubic is increasing; at c/b it is >= 0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if a * mid ** 3 + b * mid - c < 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * min(2 * mu / L ** 2, 1 / (2 * mu * K), 0.5 * (lo + hi))
+
+
+def fedgda_gt(gamma, local_steps):
+    def reference(inst, rounds):
+        nonlocal gamma
+        if gamma is None:
+            gamma = theory_step(inst, local_steps)
+        n = int(inst.attrs["num_clients"])
+        z = np.array(inst["initial_point"], dtype=float)
+        out = [z.copy()]
+        for _ in range(rounds):
+            at_z = [operator(inst, i, z) for i in range(n)]
+            F = np.mean(at_z, axis=0)
+            models = []
+            for i in range(n):
+                w = z.copy()
+                for _ in range(local_steps):
+                    w = w - gamma * (operator(inst, i, w) - at_z[i] + F)
+                models.append(w)
+            z = np.mean(models, axis=0)
+            out.append(z.copy())
+        return np.array(out)
+    return reference
+
+
+CASES = [
+    Case(solver="fedgda-gt", problem="quadratic-game", problem_params=GAME,
+         solver_params={"local_steps": "3", "step_size": "0.3"},
+         reference=fedgda_gt(0.3, 3)),
+    Case(solver="fedgda-gt", problem="quadratic-game", problem_params=GAME,
+         solver_params={"local_steps": "1", "step_size": "0.5"},
+         reference=fedgda_gt(0.5, 1)),
+    Case(solver="fedgda-gt", problem="quadratic-game", problem_params=GAME,
+         solver_params={"local_steps": "4"}, reference=fedgda_gt(None, 4),
+         note="theory step of Zhang et al.'s code (Sun & Wei p. 20)"),
+]

@@ -1,0 +1,152 @@
+"""fedbench's counter-based random streams in Python, so that a transcription can draw the
+same coins, client samples and minibatches as the run it is compared with. This is the
+plumbing of randomness (SplitMix64 keyed by seed, purpose, client, round, step, as documented
+in lib/core/random.hpp), not any algorithm: the update rules stay written from the papers.
+"""
+import math
+
+MASK = (1 << 64) - 1
+SEED = 0  # `fedbench run`'s default --seed
+
+
+def hash_name(name: str) -> int:
+    """FNV-1a of a purpose name."""
+    h = 0xCBF29CE484222325
+    for byte in name.encode():
+        h ^= byte
+        h = (h * 0x100000001B3) & MASK
+    return h
+
+
+def mix64(z: int) -> int:
+    z &= MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+class Stream:
+    """Stream(seed, purpose, client=-1, round=0, step=0); client -1 is the server."""
+
+    def __init__(self, seed: int, purpose, client: int = -1, round: int = 0, step: int = 0):
+        p = hash_name(purpose) if isinstance(purpose, str) else purpose
+        h = mix64(seed ^ 0x6A09E667F3BCC909)
+        h = mix64(h ^ p)
+        h = mix64(h ^ (client & MASK))
+        h = mix64(h ^ (round & MASK))
+        self.state = mix64(h ^ (step & MASK))
+
+    def next_u64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        return mix64(self.state)
+
+    def uniform(self) -> float:
+        """Uniform on [0, 1), 53 bits."""
+        return (self.next_u64() >> 11) * 2.0 ** -53
+
+    def uniform_open0(self) -> float:
+        return ((self.next_u64() >> 11) + 1) * 2.0 ** -53
+
+    def below(self, n: int) -> int:
+        """Uniform integer in [0, n) (Lemire's multiply-and-reject)."""
+        if n <= 1:
+            return 0
+        m = self.next_u64() * n
+        low = m & MASK
+        if low < n:
+            threshold = ((1 << 64) - n) % n
+            while low < threshold:
+                m = self.next_u64() * n
+                low = m & MASK
+        return m >> 64
+
+    def bernoulli(self, p: float) -> bool:
+        return self.uniform() < p
+
+    def geometric(self, p: float) -> int:
+        if p >= 1.0:
+            return 1
+        k = math.floor(math.log(self.uniform_open0()) / math.log1p(-p))
+        return 1 + int(k)
+
+    def normal(self) -> float:
+        u1 = self.uniform_open0()
+        u2 = self.uniform()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+def phase_key(phase: int, occurrence: int = 0) -> int:
+    """The first draw number of a client's oracle in a phase (context.hpp: start_round)."""
+    return (phase << 32) | (occurrence << 40)
+
+
+def minibatch(seed: int, client: int, round: int, draw: int, batch: int, samples: int,
+              purpose: str = "oracle-batch"):
+    """The indices of a client's minibatch: draw number `draw` (phase_key(phase) + calls so
+    far in the phase). Bilevel levels use "oracle-batch-upper" / "oracle-batch-lower"."""
+    s = Stream(seed, purpose, client, round, draw)
+    return [s.below(samples) for _ in range(batch)]
+
+
+class Draws:
+    """A client's successive minibatches (uniform, with replacement) in one round and phase:
+    draw numbers phase_key(phase), phase_key(phase) + 1, ..., one per call of next(). A batch
+    size <= 0 is the full local batch: next() gives None and draws nothing."""
+
+    def __init__(self, client, round, batch, samples, phase=0, seed=SEED):
+        self.client, self.round, self.batch, self.samples = client, round, batch, samples
+        self.draw, self.seed = phase_key(phase), seed
+
+    def next(self):
+        if self.batch <= 0:
+            return None
+        b = minibatch(self.seed, self.client, self.round, self.draw, self.batch, self.samples)
+        self.draw += 1
+        return b
+
+
+class Reshuffler:
+    """Random-reshuffling minibatches of one client in one round and phase: a fresh permutation
+    of the n samples per epoch (Fisher-Yates from the top, stream "oracle-reshuffle" keyed by an
+    epoch counter that starts at phase_key(phase)), cut into consecutive chunks of `batch` (<= 0
+    or >= n: the whole permutation; the last chunk may be shorter)."""
+
+    def __init__(self, client, round, phase, batch, n, seed=SEED):
+        self.client, self.round, self.n = client, round, n
+        self.batch = n if batch <= 0 or batch >= n else batch
+        self.epoch = phase_key(phase)
+        self.pos, self.perm, self.seed = None, None, seed
+
+    def next(self):
+        if self.pos is None or self.pos >= self.n:
+            s = Stream(self.seed, "oracle-reshuffle", self.client, self.round, self.epoch)
+            self.epoch += 1
+            perm = list(range(self.n))
+            for j in range(self.n, 1, -1):
+                k = s.below(j)
+                perm[j - 1], perm[k] = perm[k], perm[j - 1]
+            self.perm, self.pos = perm, 0
+        chunk = self.perm[self.pos:self.pos + self.batch]
+        self.pos += len(chunk)
+        return chunk
+
+
+def sampled_clients(seed: int, participation: str, num_clients: int, round: int, phase: int):
+    """The sorted client ids fedbench's sampler picks (full, uniform:M, iid:M, bernoulli:Q)."""
+    if participation == "full":
+        return list(range(num_clients))
+    mode, arg = participation.split(":")
+    if mode == "uniform":
+        s = Stream(seed, "client-sampling", -1, round, phase)
+        ids = list(range(num_clients))
+        for k in range(int(arg)):  # partial Fisher-Yates
+            j = k + s.below(num_clients - k)
+            ids[k], ids[j] = ids[j], ids[k]
+        return sorted(ids[: int(arg)])
+    if mode == "iid":
+        s = Stream(seed, "client-sampling", -1, round, phase)
+        return sorted(s.below(num_clients) for _ in range(int(arg)))
+    if mode == "bernoulli":
+        return [i for i in range(num_clients)
+                if Stream(seed, "client-sampling", i, round, phase).bernoulli(float(arg))]
+    raise ValueError(f"participation {participation!r}")
