@@ -204,7 +204,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     for (const auto& v : e.variants) {
       suite::SuiteOverrides variant;
       variant.results_dir = out + "/variants/" + v.name;
-      if (!report_seeds.empty()) variant.seeds = report_seeds;
+      variant.seeds = v.seeds.empty() ? report_seeds : v.seeds;
       if (o->quick) variant.rounds = e.quick_rounds;
       if (!o->quiet) std::printf("%s: variant %s (%s)\n", e.name.c_str(), v.name.c_str(), v.suite_path.c_str());
       run_into(v.suite_path, variant, options);

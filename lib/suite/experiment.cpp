@@ -294,10 +294,11 @@ Experiment load_experiment(const std::string& path) {
   if (const auto vs = root["variants"]) {
     if (!vs.IsSequence()) throw UserError(where(path, vs) + "variants must be a list");
     for (const auto& v : vs) {
-      check_keys(v, {"name", "explains", "suite", "claims"}, path, "variant");
+      check_keys(v, {"name", "explains", "suite", "claims", "seeds"}, path, "variant");
       Variant variant;
       variant.name = text_of(v["name"], path, "variant name");
       variant.explains = text_of(v["explains"], path, "variant explains");
+      variant.seeds = seeds_of(v["seeds"], path, "variant seeds");
       if (variant.name.empty() || variant.explains.empty() || !v["suite"])
         throw UserError(where(path, v) + "a variant needs name, explains (the failed claim it diagnoses) and suite");
       variant.suite_path =

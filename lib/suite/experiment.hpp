@@ -47,6 +47,7 @@
 //     - name: matched-steps     # report seeds, whose claims test the explanation
 //       explains: "FedSVRBGD-FO converges faster than FedBiOAcc"
 //       suite: ../suites/x-variant.yaml
+//       seeds: [6, 7]           # optional: its own seeds (default: the report seeds)
 //       claims: [...]           # checked on the variant's runs together with the report runs
 //
 // A claim's value for a solver is the median over the report runs' seeds of the metric at the
@@ -99,6 +100,7 @@ struct Statement {
 //! seeds), with claims that test the explanation of a failed claim.
 struct Variant {
   std::string name, explains, suite_path;
+  std::vector<std::uint64_t> seeds;  //!< its own seeds (e.g. more of them); empty: the report's
   std::vector<Claim> claims, quick_claims;
 };
 
