@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
 
 #include "commands.hpp"
 #include "core/error.hpp"
@@ -113,24 +112,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     if (!o->quiet) std::printf("%s: tuning grid (%s)\n", e.name.c_str(), e.suite_path.c_str());
     {
       const suite::Suite grid = suite::load_suite(e.suite_path, tuning);
-      // Claims are medians over several report seeds: a winner picked on one seed is picked
-      // by that seed's luck (--quick keeps its one seed: it checks mechanics, not verdicts).
-      std::set<std::uint64_t> tuning_seeds;
-      // (solver, problem point) -> the solver settings it chooses from
-      std::map<std::string, std::set<std::string>> candidates;
-      for (const auto& run : grid.runs) {
-        tuning_seeds.insert(run.request.seed);
-        std::string slot = run.request.solver, config = run.request.participation.to_text();
-        for (const auto& [k, v] : run.request.problem_params) slot += " " + k + "=" + v;
-        for (const auto& [k, v] : run.request.solver_params) config += " " + k + "=" + v;
-        candidates[slot].insert(config);
-      }
-      const bool chooses = std::any_of(candidates.begin(), candidates.end(),
-                                       [](const auto& c) { return c.second.size() > 1; });
-      if (!o->quick && e.select_metric && chooses && e.report_seeds.size() > 1 && tuning_seeds.size() < 3)
-        throw UserError(e.path + ": the claims are medians over " + std::to_string(e.report_seeds.size()) +
-                        " report seeds but " + e.suite_path + " tunes on " +
-                        std::to_string(tuning_seeds.size()) + "; give the suite at least 3 seeds");
+      if (!o->quick) suite::check_tuning_seeds(e, grid);  // --quick checks mechanics, not verdicts
       suite::run_suite(grid, options);
     }
 

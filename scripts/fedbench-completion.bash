@@ -188,7 +188,7 @@ _fedbench_complete() {
         esac ;;
       --results | --reference) _fedbench_dirs ;;
       --format) _fedbench_add $'csv\njson' ;;
-      --participation) _fedbench_add $'full\nuniform:\nbernoulli:\niid:'
+      --participation) _fedbench_add $'full\nuniform:\nbernoulli:\niid:\ndropout:'
                        compopt -o nospace 2>/dev/null ;;
       --scheme) _fedbench_add $'iid\nshards:\ndirichlet:\nquantity:\ncontiguous'
                 compopt -o nospace 2>/dev/null ;;

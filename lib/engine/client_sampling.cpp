@@ -12,9 +12,7 @@ namespace fedbench {
 ClientSampler::ClientSampler(const Participation& participation, int num_clients,
                              std::uint64_t seed)
     : participation_(participation), num_clients_(num_clients), seed_(seed) {
-  if ((participation_.mode == Participation::Mode::uniform ||
-       participation_.mode == Participation::Mode::dropout) &&
-      participation_.clients_per_round > num_clients)
+  if (participation_.draws_distinct() && participation_.clients_per_round > num_clients)
     throw UserError("participation " + participation_.to_text() +
                     " asks for more clients per round than the problem has (" +
                     std::to_string(num_clients) + ")");

@@ -23,6 +23,8 @@ struct Participation {
   //! accepted forms.
   static Participation parse(const std::string& text);
   std::string to_text() const;
+  //! Draws clients_per_round distinct clients (uniform, dropout): at most the problem's count.
+  bool draws_distinct() const { return mode == Mode::uniform || mode == Mode::dropout; }
 };
 
 //! When metrics are evaluated: every k rounds, or at log-spaced rounds (points per decade);

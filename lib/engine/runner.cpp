@@ -26,8 +26,7 @@ PreparedRun prepare_run(const RunRequest& request, std::shared_ptr<const Problem
                               problem_entry.create(request.problem_params));
 
   const auto& part = request.participation;
-  if ((part.mode == Participation::Mode::uniform || part.mode == Participation::Mode::dropout) &&
-      part.clients_per_round > run.problem->num_clients())
+  if (part.draws_distinct() && part.clients_per_round > run.problem->num_clients())
     throw UserError("participation " + part.to_text() +
                     " asks for more clients per round than problem " + request.problem +
                     " has (" + std::to_string(run.problem->num_clients()) + ")");

@@ -44,8 +44,6 @@ inline constexpr std::array kConstantTable{
     ConstantInfo{Constant::mu_code, "mu_code",
                  "the modulus as the published code computes it (half of mu)", ""},
     ConstantInfo{Constant::mu_y, "mu_y", "strong concavity in y", ""},
-    // The Neumann-term presets fall back to mu_g where a problem's clients share one modulus
-    // and it publishes no mu_g_client_min (the data problems).
     ConstantInfo{Constant::mu_g, "mu_g", "strong convexity of the lower level g in y", ""},
     ConstantInfo{Constant::mu_g_client_min, "mu_g_client_min",
                  "min over clients of the strong convexity of g_i in y",

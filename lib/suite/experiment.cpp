@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -115,21 +117,21 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
   return c;
 }
 
+// Each claim of a list as written and with its --quick fields.
+void read_claims(const YAML::Node& list, const std::string& file, std::vector<Claim>& claims,
+                 std::vector<Claim>& quick_claims) {
+  for (const auto& c : list) {
+    claims.push_back(read_claim(c, file, false));
+    quick_claims.push_back(read_claim(c, file, true));
+  }
+}
+
 // Median of the metric at round <= at over a solver's runs (worst value for failed runs).
 struct Measured {
   double median = NAN;
   int runs = 0;
   bool maximize = false;
 };
-
-// The counter a claim's `at` is read on, per recorded row.
-std::vector<double> axis_column(const io::StoredRun& run, const std::string& axis) {
-  if (axis != "bytes") return run.column(axis);
-  std::vector<double> x = run.column("bytes_up");
-  const auto& down = run.column("bytes_down");
-  for (std::size_t r = 0; r < x.size(); ++r) x[r] += down[r];
-  return x;
-}
 
 Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solver,
                  const std::string& metric, std::int64_t at, const ParamMap& where_params,
@@ -156,7 +158,7 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
       if (h.metric_names[k] == metric) m.maximize = h.metric_meta[k].direction == "max";
     double v = m.maximize ? -INFINITY : INFINITY;
     if (r.text.at("status") == "ok") {
-      const std::vector<double> x = axis_column(r, axis);
+      const std::vector<double> x = counter_axis(r, axis);
       const auto& y = r.column(metric);
       for (std::size_t i = 0; i < y.size() && x[i] <= static_cast<double>(at); ++i) v = y[i];
       if (std::isnan(v)) v = m.maximize ? -INFINITY : INFINITY;
@@ -286,10 +288,7 @@ Experiment load_experiment(const std::string& path) {
   }
   if (!root["claims"].IsSequence() || root["claims"].size() == 0)
     throw UserError(where(path, root["claims"]) + "claims must be a non-empty list");
-  for (const auto& c : root["claims"]) {
-    e.claims.push_back(read_claim(c, path, false));
-    e.quick_claims.push_back(read_claim(c, path, true));
-  }
+  read_claims(root["claims"], path, e.claims, e.quick_claims);
   e.statements = read_statements(root["statements"], path, e.claims);
   if (const auto vs = root["variants"]) {
     if (!vs.IsSequence()) throw UserError(where(path, vs) + "variants must be a list");
@@ -305,14 +304,30 @@ Experiment load_experiment(const std::string& path) {
           (fs::path(path).parent_path() / text_of(v["suite"], path, "variant suite")).lexically_normal().string();
       if (!v["claims"].IsSequence() || v["claims"].size() == 0)
         throw UserError(where(path, v) + "a variant needs claims: what its runs must show");
-      for (const auto& c : v["claims"]) {
-        variant.claims.push_back(read_claim(c, path, false));
-        variant.quick_claims.push_back(read_claim(c, path, true));
-      }
+      read_claims(v["claims"], path, variant.claims, variant.quick_claims);
       e.variants.push_back(std::move(variant));
     }
   }
   return e;
+}
+
+void check_tuning_seeds(const Experiment& e, const Suite& tuning) {
+  if (!e.select_metric || e.report_seeds.size() < 2) return;
+  std::set<std::uint64_t> seeds;
+  std::map<std::string, std::set<std::string>> candidates;  // (solver, problem point) -> settings
+  for (const auto& run : tuning.runs) {
+    seeds.insert(run.request.seed);
+    std::string slot = run.request.solver, config = run.request.participation.to_text();
+    for (const auto& [k, v] : run.request.problem_params) slot += " " + k + "=" + v;
+    for (const auto& [k, v] : run.request.solver_params) config += " " + k + "=" + v;
+    candidates[slot].insert(config);
+  }
+  const bool chooses = std::any_of(candidates.begin(), candidates.end(),
+                                   [](const auto& c) { return c.second.size() > 1; });
+  if (chooses && seeds.size() < 3)
+    throw UserError(e.path + ": the claims are medians over " + std::to_string(e.report_seeds.size()) +
+                    " report seeds but " + e.suite_path + " tunes on " + std::to_string(seeds.size()) +
+                    "; give the suite at least 3 seeds");
 }
 
 std::vector<Experiment> load_experiments(const std::string& dir) {

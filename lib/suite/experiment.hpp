@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "suite/suite.hpp"
 
 namespace fedbench::suite {
 
@@ -131,6 +132,11 @@ struct ClaimResult {
   bool passed = false;
   std::string line;  //!< "claim: TEXT: passed (a = 1.2e-30, b = 0.34)"
 };
+
+//! Refuses (UserError) a full run whose claims are medians over several report seeds while
+//! `tuning` (the experiment's suite as it will run) chooses between configurations of a
+//! method on fewer than three seeds: a winner picked on one seed is picked by its luck.
+void check_tuning_seeds(const Experiment& e, const Suite& tuning);
 
 //! Evaluates claims on the finished runs of one or more results directories (together).
 std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,

@@ -84,6 +84,14 @@ std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& fi
   return runs;
 }
 
+std::vector<double> counter_axis(const io::StoredRun& run, const std::string& axis) {
+  if (axis != "bytes") return run.column(axis);
+  std::vector<double> x = run.column("bytes_up");
+  const auto& down = run.column("bytes_down");
+  for (std::size_t r = 0; r < x.size(); ++r) x[r] += down[r];
+  return x;
+}
+
 RunState ResultsStore::state(const SuiteRun& run) const {
   const std::string file = run_file(run.id);
   std::error_code ec;

@@ -51,4 +51,8 @@ std::optional<io::StoredRun> read_complete_run(const std::string& file);
 //! ("fedbench: skipped FILE: why") and left out.
 std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files);
 
+//! A run's recorded rows on a counter axis, as selection and claims read budgets: a counter
+//! column ("round", "samples", "exchanges", ...) or "bytes" (bytes_up + bytes_down).
+std::vector<double> counter_axis(const io::StoredRun& run, const std::string& axis);
+
 }  // namespace fedbench::suite

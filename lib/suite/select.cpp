@@ -55,14 +55,10 @@ double score(const io::StoredRun& run, const SelectCriterion& c, double worst) {
       area += 0.5 * (lg(y[r]) + lg(y[r - 1])) * (rounds[r] - rounds[r - 1]);
     return std::isnan(area) ? worst : area;
   }
-  std::vector<double> x;
-  if (c.axis == SelectCriterion::Axis::rounds) x = rounds;
-  if (c.axis == SelectCriterion::Axis::samples) x = run.column("samples");
-  if (c.axis == SelectCriterion::Axis::bytes) {
-    x = run.column("bytes_up");
-    const auto& down = run.column("bytes_down");
-    for (std::size_t r = 0; r < x.size(); ++r) x[r] += down[r];
-  }
+  const std::vector<double> x = counter_axis(
+      run, c.axis == SelectCriterion::Axis::samples ? "samples"
+           : c.axis == SelectCriterion::Axis::bytes ? "bytes"
+                                                    : "round");
   double value = y.front();
   for (std::size_t r = 0; r < y.size() && x[r] <= c.budget; ++r) value = y[r];
   return std::isnan(value) ? worst : value;

@@ -245,6 +245,7 @@ class DataHypercleaning : public BilevelProblem {
       row_norm_max = std::max(row_norm_max, sq);
     }
     k.set(Constant::mu_g, 2 * ridge_, "2 gamma_r: strong convexity of every g_i in W, for every x");
+    k.set(Constant::mu_g_client_min, 2 * ridge_, "2 gamma_r: every client's g_i has the ridge's modulus");
     k.set(Constant::lipschitz_g_client_max, row_norm_max / 2 + 2 * ridge_,
           "bound on the smoothness of g_i in W: max_j ||(a_j, 1)||^2 / 2 (sigma <= 1) + 2 gamma_r");
     set_row_constants(k, train_, validation_, test_X_.rows);  // training rows: corrupted, validation: clean

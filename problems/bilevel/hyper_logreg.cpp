@@ -303,6 +303,8 @@ class HyperLogreg : public BilevelProblem {
     const double curvature = columns_ == 1 ? 0.25 : 0.5;
     const double reg_at_start = 2 * reg_scale_ * std::exp(x0_);
     k.set(Constant::mu_g, reg_at_start, "(2/(cd)) min_q exp(x_q) at the start x0: strong convexity of g in y (x-dependent)");
+    k.set(Constant::mu_g_client_min, reg_at_start,
+          "the same for every g_i: the regulariser is every client's (x-dependent, at the start x0)");
     k.set(Constant::lipschitz_g_client_max, curvature * row_norm_max + reg_at_start,
           "bound at the start x0 on the smoothness of g_i in y: max_j ||a_j||^2 / 2 (1/4 logistic) + (2/(cd)) exp(x0)");
     k.set(Constant::classes, static_cast<double>(classes_), "c of the data (the model has c columns, or 1 for logistic)");

@@ -176,6 +176,7 @@ class HyperRepresentation : public BilevelProblem {
   Constants compute_constants() const override {
     Constants k;
     k.set(Constant::mu_g, ridge_, "gamma: strong convexity of every g_i in y, for every x");
+    k.set(Constant::mu_g_client_min, ridge_, "gamma: every client's g_i has the ridge's modulus");
     if (!relu_)
       k.set(Constant::lipschitz_g_client_max, (static_cast<double>(hidden_) + 1) / 2 + ridge_,
             "bound for every x on the smoothness of g_i in y: ||(h, 1)||^2 / 2 + gamma, |tanh| <= 1");

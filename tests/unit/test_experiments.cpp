@@ -99,3 +99,26 @@ TEST_CASE("experiments: a claim on the exchanges axis reads the row of that many
   CHECK(results[0].line.find("at exchanges 10") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("experiments: median claims need a tuning suite with three seeds when it chooses") {
+  Experiment e;
+  e.path = "e.yaml";
+  e.suite_path = "s.yaml";
+  e.select_metric = "rel_error";
+  e.report_seeds = {1, 2, 3, 4, 5};
+  const std::string path = "/tmp/fedbench-test-tuning.yaml";
+  const auto suite = [&](const std::string& seeds, const std::string& steps) {
+    std::ofstream(path) << "seeds: " << seeds << "\nrounds: 10\nproblems:\n  - name: two-client-game\n"
+                        << "solvers:\n  - name: gda\n    params: {step_size: " << steps << "}\n";
+    return load_suite(path);
+  };
+  // One seed, two step sizes to choose from: refused, naming the fix.
+  CHECK_THROWS_WITH_AS(check_tuning_seeds(e, suite("[0]", "[0.5, 0.25]")),
+                       doctest::Contains("tunes on 1; give the suite at least 3 seeds"), UserError);
+  CHECK_THROWS_AS(check_tuning_seeds(e, suite("[0, 6]", "[0.5, 0.25]")), UserError);
+  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0, 6, 7]", "[0.5, 0.25]")));
+  // Nothing to choose (one configuration), or a single report seed: one tuning seed is fine.
+  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0]", "0.5")));
+  e.report_seeds = {1};
+  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0]", "[0.5, 0.25]")));
+}

@@ -5,7 +5,8 @@
 //
 // Clients keep (x, y) and STORM trackers v (lower gradient) and w (local Neumann hypergradient,
 // eq. (13), solvers/common/neumann_hypergradient.hpp). Iteration t = 1..T with
-//   eta_t = k M^(1/3) / (n + t)^(1/3),  alpha_{t+1} = min(1, c1 eta_t^2),  beta_{t+1} = min(1, c2 eta_t^2):
+//   eta_t = k M^(1/3) / (n + t)^(1/3),  alpha_{t+1} = min(1, c1 eta_t^2),  beta_{t+1} = min(1, c2
+// eta_t^2):
 // local step (t mod q != 0): x -= gamma eta_t A^-1 w, y -= lambda eta_t B^-1 v;
 // synchronisation (t mod q == 0): the server averages x, y, v, w, updates A_t, B_t
 // (Algorithm 1 line 6; solvers/common/adaptive_matrix.hpp) and steps x = xbar - gamma eta_t
@@ -28,8 +29,9 @@
 // default n = max(k^3 M, 8) meets it, so the clip only acts on a user's smaller n).
 // theta and K: eq. (13) asks theta in (0, 1/L_g] and Lemma 3 K = (L_g/mu) log(C T/mu); both
 // default to theory (1/L_g from the problem's bound, K from its condition number:
-// solvers/common/neumann_hypergradient.hpp). The paper gives no experimental hyperparameters: n = theory gives max(k^3 M, 8), our
-// practical preset (k^3 M is one of the lower bounds Theorem 1 puts on n).
+// solvers/common/neumann_hypergradient.hpp). The paper gives no experimental hyperparameters:
+// n = theory gives max(k^3 M, 8), our practical preset (k^3 M is one of the lower bounds
+// Theorem 1 puts on n).
 #include <algorithm>
 #include <cmath>
 

@@ -21,8 +21,8 @@
 // so that one eta serves all three blocks as in Zhang et al. 2025, Section 5.1; a grid that
 // tunes x alone must vary x_step_factor, since the u and y subproblems bound eta from above).
 // Resolved (our choices): a constant rate eta (eps = 0.1, the learning rate Zhang et al. 2025,
-// Section 5.1, set for FedBiOAcc; Li et al.'s decaying a_t = delta/(t0+t)^(1/3) is not used); the "momentum 0.1" of Section 5.1 is read as the
-// STORM weight a = 0.1, as for FedSVRBGD-FO; u0 = 0; `u_radius` > 0 projects u onto a ball
+// Section 5.1, set for FedBiOAcc; Li et al.'s decaying a_t = delta/(t0+t)^(1/3) is not used);
+// the "momentum 0.1" of Section 5.1 is read as the STORM weight a = 0.1, as for FedSVRBGD-FO; u0 = 0; `u_radius` > 0 projects u onto a ball
 // (Li et al.'s optional safeguard; 0 = off); initial trackers on batch B (not given by the
 // papers; B = b), not averaged at t = 0. The model is (x, y); u travels as state.
 #include "engine/solver.hpp"

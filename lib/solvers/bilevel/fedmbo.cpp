@@ -15,8 +15,8 @@
 // relay through sampled clients is not offered), so the estimate is biased under
 // heterogeneity like LFedNest's; the Neumann series is the deterministic sum with theta and Q
 // from theory unless set (1/L_g and the condition number's count, neumann_hypergradient.hpp;
-// FedNest's code values 0.01 and 5 are far from them on real data); clients sampled by the run's participation, the same set in both
-// exchanges.
+// FedNest's code values 0.01 and 5 are far from them on real data); clients sampled by the
+// run's participation, the same set in both exchanges.
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
 

@@ -23,8 +23,8 @@
 // Resolved: FedNest's code's deterministic Neumann sum, with theta and Q from theory (1/L_g and
 // the condition number's count, neumann_hypergradient.hpp; the code's hlr = 0.01 and neumann = 5
 // give a hypergradient 0.2-6% of the exact one on a9a and ijcnn1; note the code's sum runs
-// j = 0..neumann, so its 5 is Q = 6 terms here), and its tau = 4 local steps, T_in = 1; gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang
-// et al. 2025, Section 5.1); the same client set in every exchange of a round (our choice);
+// j = 0..neumann, so its 5 is Q = 6 terms here), and its tau = 4 local steps, T_in = 1;
+// gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang et al. 2025, Section 5.1); the same client set in every exchange of a round (our choice);
 // q_i on the whole local lower data (`inner_batch = 0`).
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"

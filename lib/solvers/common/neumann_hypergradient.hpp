@@ -43,10 +43,8 @@ inline double theory_neumann_step(const SolverSetup& s) {
 //! convexity over clients). Q is the least count that brings it to 1/T, T the run's rounds:
 //! the O(1/T) bias of Huang 2022, Lemma 3 (K = (L_g/mu) log(C T/mu)), about kappa ln T.
 inline int theory_neumann_terms(const SolverSetup& s) {
-  // Problems whose clients share one regulariser state only mu_g: every g_i has that modulus.
-  const Constant mu = s.problem.constants().has(Constant::mu_g_client_min) ? Constant::mu_g_client_min
-                                                                           : Constant::mu_g;
-  const double kappa = s.constant(Constant::lipschitz_g_client_max) / s.constant(mu);
+  const double kappa =
+      s.constant(Constant::lipschitz_g_client_max) / s.constant(Constant::mu_g_client_min);
   const double rounds = std::max<double>(2, static_cast<double>(s.config.budget.rounds));
   const double q = kappa <= 1 ? 1 : std::ceil(std::log(rounds) / -std::log1p(-1.0 / kappa));
   constexpr double kMaxTerms = 100000;  // each term is one HVP per hypergradient
