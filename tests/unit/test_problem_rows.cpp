@@ -92,7 +92,9 @@ TEST_CASE("rows: data problems split contiguously keep every row") {
   // hold out 54 test rows; hyper-logreg and data-hypercleaning split the rest over two levels.
   const std::vector<std::pair<std::string, Index>> minimax{
       {"auc", 270}, {"fair-classification", 216}, {"robust-training", 216}};
-  for (const auto& [name, rows] : minimax) {
+  for (const auto& entry : minimax) {
+    const std::string& name = entry.first;  // a named reference: clang 14 cannot capture bindings
+    const Index rows = entry.second;
     CAPTURE(name);
     const auto p = testing::make_minimax(name, {{"dataset", "heart"}, {"clients", "20"}, {"partition", "contiguous"}});
     const auto sizes = client_sizes(*p);
