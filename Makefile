@@ -5,31 +5,63 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build test demo bench reproduce install clean test-asan test-tsan test-asan-quick fuzz stress
+.PHONY: all deps build check test test-full test-heavy test-clang demo bench reproduce install clean \
+        test-asan test-tsan fuzz stress
 
 all: build
 
 deps:
 	bash scripts/install-deps.sh
 
+# Objects compile through ccache when it is there (install-deps installs it); paths under this
+# directory are hashed relative to it, so a fresh clone elsewhere reuses the cache.
+export CCACHE_BASEDIR := $(CURDIR)
+CCACHE_LAUNCHER = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CCACHE_LAUNCHER)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	bash scripts/fuzz.sh --seconds 5 --skip-without-clang
+# Test tiers (ctest labels; docs/testing.md). check: unit tests, contracts, reference
+# transcriptions, fast command-line scripts (about a minute). test: + the slower scripts and
+# the quick experiments of at most 20 s (the README's command). test-full: test + test-heavy,
+# which is everything else: the longer quick experiments, a larger kill storm, then the clang
+# tree (test-clang).
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
 
-# libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in build-fuzz, FUZZ_SECONDS each, or
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'check|test'
+
+test-heavy: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L full
+	$(MAKE) test-clang
+
+test-full: test test-heavy
+
+# One clang tree (build-clang) serves the fuzz round and the sanitizer pass: every object is
+# compiled once with ASan + UBSan and libFuzzer's coverage hooks; its tests (all but the
+# command-line scripts and experiments, about 25 minutes more under ASan: make test-asan) run
+# with the sanitizer options of tests/sanitizers, then each harness fuzzes FUZZ_QUICK seconds.
+CLANG_TREE ?= build-clang
+FUZZ_QUICK ?= 5
+test-clang:
+	bash scripts/install-deps.sh clang libclang-rt-14-dev
+	bash scripts/clang-tree.sh $(CLANG_TREE)
+	cmake --build $(CLANG_TREE) -j $(JOBS) --target fedbench fedbench_test_programs fuzzers
+	cd $(CLANG_TREE) && ctest --output-on-failure -j $(JOBS) -E '^(cli|experiment|stress)[.]'
+	bash scripts/fuzz.sh --build $(CLANG_TREE) --seconds $(FUZZ_QUICK)
+
+# libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in the clang tree, FUZZ_SECONDS each, or
 # FUZZ_RUNS executions each when set (docs/fuzzing.md); fails on any crash, leak, timeout or
 # out-of-memory.
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?=
 fuzz:
 	bash scripts/install-deps.sh clang libclang-rt-14-dev
-	bash scripts/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
+	bash scripts/fuzz.sh --build $(CLANG_TREE) $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),--seconds $(FUZZ_SECONDS))
 
 # The whole suite under ASan + UBSan (test-asan) or TSan (test-tsan) in build-asan /
 # build-tsan; with CXX=clang++ (CC follows) in build-asan-clang / build-tsan-clang. -O2 with
@@ -46,15 +78,9 @@ test-asan test-tsan: test-%:
 	cmake --build build-$*$(SAN_CLANG) -j $(JOBS) $(if $(SAN_TARGET),--target $(SAN_TARGET))
 	cd build-$*$(SAN_CLANG) && ctest --output-on-failure -j $(JOBS) $(SAN_TESTS)
 
-# What CI runs under ASan + UBSan: every test but the command-line ones (unit tests, solver
-# and problem contracts, fuzz corpora, the report check). The command-line tests add about 25
-# minutes under ASan on two cores; make test-asan runs them too.
-test-asan-quick:
-	$(MAKE) test-asan "SAN_TESTS=-E '^cli[.]'" SAN_TARGET=fedbench_test_programs
-
 # The long fault runs (docs/reliability.md): 300 SIGKILLs at random moments of a 600-run suite
 # with two jobs, resumed after each, then mpirun -np 2 killed mid-way; results compared with
-# an uninterrupted run. The short version (30 kills) is part of `make test`.
+# an uninterrupted run. `make test` has 8 kills, the full tier 30.
 stress: build
 	KILLS=300 STORM_SUITE=tests/cli/suites/storm-long.yaml \
 	  bash tests/cli/kill_storm.sh $(BUILD)/bin/fedbench $(BUILD)/stress-scratch $(PYTHON)

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "engine/run_config.hpp"
 #include "external.hpp"
 #include "screened_copies.hpp"
 
@@ -32,6 +33,9 @@ std::function<int()> add_report(CLI::App& app) {
   sub->add_option("--target", o->targets, "target METRIC<=V or METRIC>=V for the cost tables; repeatable")
       ->allow_extra_args(false);
   return [o] {
+    // Read by the run's own parser before any work, so both commands take the same texts.
+    std::vector<Target> targets;
+    for (const auto& t : o->targets) targets.push_back(Target::parse(t));
     std::error_code ec;
     if (!fs::is_directory(fs::path(o->results) / "runs", ec))
       throw UserError(o->results + " is not a results directory (no runs/); run a suite into it first");
@@ -42,7 +46,7 @@ std::function<int()> add_report(CLI::App& app) {
     std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out};
     for (auto& a : copies.report_arguments()) args.push_back(std::move(a));
     if (!o->metric.empty()) args.insert(args.end(), {"--metric", o->metric});
-    for (const auto& t : o->targets) args.insert(args.end(), {"--target", t});
+    for (const auto& t : targets) args.insert(args.end(), {"--target", t.to_text()});
     const int status = run_program(args);
     if (status != 0) return 1;
     std::cout << "report: " << (fs::path(out) / "index.html").string() << "\n";

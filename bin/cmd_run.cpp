@@ -129,7 +129,7 @@ std::function<int()> add_run(CLI::App& app) {
                   "record metrics every k rounds (default 1; problems with expensive exact metrics, "
                   "such as the bilevel ones, default to --eval-log 10)");
   sub->add_option("--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade");
-  sub->add_option("--target", o->target, "stop when METRIC<=VALUE, e.g. rel_error<=1e-12");
+  sub->add_option("--target", o->target, "stop when METRIC<=VALUE or METRIC>=VALUE is reached, e.g. rel_error<=1e-12, test_accuracy>=0.9");
   sub->add_option("--max-samples", o->max_samples, "stop after this many sample gradients");
   sub->add_option("--max-bytes", o->max_bytes, "stop after this many bytes up + down");
   sub->add_option("--time-limit", o->time_limit,

@@ -25,29 +25,40 @@ std::string problem_label(const suite::Configuration& c) {
   return c.problem + (params.empty() ? "" : "(" + params + ")");
 }
 
-void print_selection_json(const suite::Selection& sel, const suite::SelectCriterion& criterion,
-                          const std::vector<std::string>& paths) {
+// One configuration as a JSON object: what it is, its median and each seed's score.
+std::string configuration_json(const suite::Configuration& c) {
   auto q = [](const std::string& s) { return json_quote(s); };
   auto num = [](double v) { return std::isfinite(v) ? format_real(v) : std::string("null"); };
-  std::printf("{\"criterion\": %s, \"direction\": \"%s\", \"configurations\": %zu, \"winners\": [",
-              q(criterion.describe()).c_str(), sel.maximize ? "max" : "min", sel.all.size());
-  for (std::size_t i = 0; i < sel.winners.size(); ++i) {
-    const auto& w = sel.winners[i];
-    std::string params, problem_params, seeds, scores;
-    for (const auto& [k, v] : w.solver_params) params += (params.empty() ? "" : ", ") + q(k) + ": " + q(v);
-    for (const auto& [k, v] : w.problem_params)
-      problem_params += (problem_params.empty() ? "" : ", ") + q(k) + ": " + q(v);
-    for (std::size_t s = 0; s < w.seeds.size(); ++s) {
-      seeds += (s ? ", " : "") + std::to_string(w.seeds[s]);
-      scores += (s ? ", " : "") + num(w.scores[s]);
-    }
-    std::printf("%s\n  {\"problem\": %s, \"problem_params\": {%s}, \"solver\": %s, "
-                "\"solver_params\": {%s}, \"median\": %s, \"seeds\": [%s], \"scores\": [%s]}",
-                i ? "," : "", q(w.problem).c_str(), problem_params.c_str(), q(w.solver).c_str(),
-                params.c_str(), num(w.median).c_str(), seeds.c_str(), scores.c_str());
+  auto object = [&](const ParamMap& m) {
+    std::string out;
+    for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + q(k) + ": " + q(v);
+    return "{" + out + "}";
+  };
+  std::string seeds, scores;
+  for (std::size_t s = 0; s < c.seeds.size(); ++s) {
+    seeds += (s ? ", " : "") + std::to_string(c.seeds[s]);
+    scores += (s ? ", " : "") + num(c.scores[s]);
   }
+  return "{\"problem\": " + q(c.problem) + ", \"problem_params\": " + object(c.problem_params) +
+         ", \"participation\": " + q(c.participation) + ", \"solver\": " + q(c.solver) +
+         ", \"solver_params\": " + object(c.solver_params) + ", \"median\": " + num(c.median) +
+         ", \"seeds\": [" + seeds + "], \"scores\": [" + scores + "]}";
+}
+
+// The winners, then every configuration scored ("all": what `fedbench report` ranks by), then
+// the suite files written.
+void print_selection_json(const suite::Selection& sel, const suite::SelectCriterion& criterion,
+                          const std::vector<std::string>& paths) {
+  std::printf("{\"criterion\": %s, \"direction\": \"%s\", \"configurations\": %zu, \"winners\": [",
+              json_quote(criterion.describe()).c_str(), std::string(direction_name(sel.direction)).c_str(),
+              sel.all.size());
+  for (std::size_t i = 0; i < sel.winners.size(); ++i)
+    std::printf("%s\n  %s", i ? "," : "", configuration_json(sel.winners[i]).c_str());
+  std::printf("],\n \"all\": [");
+  for (std::size_t i = 0; i < sel.all.size(); ++i)
+    std::printf("%s\n  %s", i ? "," : "", configuration_json(sel.all[i]).c_str());
   std::string files;
-  for (const auto& p : paths) files += (files.empty() ? "" : ", ") + q(p);
+  for (const auto& p : paths) files += (files.empty() ? "" : ", ") + json_quote(p);
   std::printf("],\n \"winners_suites\": [%s]}\n", files.c_str());
 }
 
@@ -57,7 +68,7 @@ std::function<int()> add_select(CLI::App& app) {
   auto* sub = app.add_subcommand("select", "pick the best configuration per solver from a results directory");
   struct Options {
     std::string results, metric, at, report_seeds = "range(1000, 1005)", output;
-    bool maximize = false, minimize = false, json = false;
+    bool maximize = false, minimize = false, json = false, no_suite = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("results", o->results, "results directory of a suite")->required();
@@ -65,7 +76,8 @@ std::function<int()> add_select(CLI::App& app) {
                   "metric to optimise (default: the runs' primary metric, rel_error or hypergrad_norm)");
   sub->add_flag("--maximize", o->maximize, "the largest median wins (default: the metric's recorded direction)");
   sub->add_flag("--minimize", o->minimize, "the smallest median wins (default: the metric's recorded direction)");
-  sub->add_flag("--json", o->json, "print the selection as JSON instead of a table");
+  sub->add_flag("--json", o->json, "print the selection as JSON instead of a table (every configuration's scores too)");
+  sub->add_flag("--no-suite", o->no_suite, "print only: write no winners suite file");
   sub->add_option("--at", o->at, "rounds=R | samples=S | bytes=B | auc")->required();
   sub->add_option("--report-seeds", o->report_seeds,
                   "seeds of the winners' suite (default range(1000, 1005)); list a,b,c or range(a, b)");
@@ -74,7 +86,7 @@ std::function<int()> add_select(CLI::App& app) {
     if (o->maximize && o->minimize) throw UserError("give --maximize or --minimize, not both");
     auto criterion = suite::SelectCriterion::parse(
         o->metric.empty() ? suite::recorded_primary_metric(o->results) : o->metric, o->at);
-    if (o->maximize || o->minimize) criterion.maximize = o->maximize;
+    if (o->maximize || o->minimize) criterion.direction = o->maximize ? Direction::max : Direction::min;
     // "range(a, b)" / "logspace(..)" as one item; otherwise a comma-separated list.
     const bool call = o->report_seeds.find('(') != std::string::npos;
     std::vector<std::uint64_t> seeds;
@@ -88,13 +100,14 @@ std::function<int()> add_select(CLI::App& app) {
       }
     const suite::Selection sel = suite::select_best(o->results, criterion);
 
-    std::map<std::string, std::vector<suite::Configuration>> by_problem;
-    for (const auto& w : sel.winners) by_problem[w.problem_key].push_back(w);
-    const bool several = by_problem.size() > 1;
+    const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
+    const auto suites = suite::winners_suites(
+        sel, seeds, name, "written by fedbench select: winners by " + criterion.describe() + ", rerun on report seeds");
+    const bool several = suites.size() > 1;
     // One suite per problem configuration: winners-1.yaml, winners-2.yaml, ... beside the name.
     const std::filesystem::path out = o->output.empty() ? o->results + "/winners.yaml" : o->output;
     std::vector<std::string> paths;
-    for (std::size_t k = 1; k <= by_problem.size(); ++k) {
+    for (std::size_t k = 1; k <= suites.size() && !o->no_suite; ++k) {
       if (!several) {
         paths.push_back(out.string());
         continue;
@@ -106,7 +119,7 @@ std::function<int()> add_select(CLI::App& app) {
       print_selection_json(sel, criterion, paths);
     } else {
       std::printf("best per solver by the median over seeds of %s, %s wins (%zu configurations)\n",
-                  criterion.describe().c_str(), sel.maximize ? "largest" : "smallest",
+                  criterion.describe().c_str(), sel.direction == Direction::max ? "largest" : "smallest",
                   sel.all.size());
       if (several) std::printf("%-24s ", "problem");
       std::printf("%-22s %14s %6s  %s\n", "solver", "median", "seeds", "parameters");
@@ -118,15 +131,9 @@ std::function<int()> add_select(CLI::App& app) {
                     params.c_str());
       }
     }
-    const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
-    std::size_t k = 0;
-    for (const auto& [key, winners] : by_problem) {
-      const std::string path = paths[k++];
-      io::write_text_file(path, suite::winners_suite(winners, seeds, name,
-                                                     "written by fedbench select: winners by " +
-                                                         criterion.describe() +
-                                                         ", rerun on report seeds"));
-      if (!o->json) std::printf("winners suite: %s\n", path.c_str());
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      io::write_text_file(paths[k], suites[k]);
+      if (!o->json) std::printf("winners suite: %s\n", paths[k].c_str());
     }
     return 0;
   };

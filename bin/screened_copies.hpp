@@ -28,7 +28,8 @@ class ScreenedRunCopies {
 
   //! A results directory holding the copies (runs/*.h5).
   const std::string& dir() const { return dir_; }
-  //! report.py's arguments naming the directory screened and the files refused there.
+  //! report.py's arguments naming the directory screened, the files refused there and the
+  //! fedbench binary that scores the runs.
   std::vector<std::string> report_arguments() const;
 
  private:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) in build-fuzz and runs
-# each for N seconds from a working copy of its seed corpus, so the tree is never modified;
-# prints the executions of each and fails if any harness finds a crash, leak, timeout or
-# out-of-memory (the input is kept in build-fuzz/fuzz-work/HARNESS/artifacts). docs/fuzzing.md.
+# Builds the libFuzzer harnesses of tests/fuzz in the clang tree (ASan + UBSan; build-clang by
+# default, configured by scripts/clang-tree.sh) and runs each for N seconds from a working copy
+# of its seed corpus, so the tree is never modified; prints the executions of each and fails if any harness finds a crash, leak, timeout or
+# out-of-memory (the input is kept in build-clang/fuzz-work/HARNESS/artifacts). docs/fuzzing.md.
 #
 #   bash scripts/fuzz.sh [--seconds N | --runs N] [--build DIR] [--skip-without-clang] [HARNESS...]
 #
@@ -16,7 +16,7 @@ set -euo pipefail
 
 seconds=60
 runs=
-build=build-fuzz
+build=build-clang
 skip_without_clang=0
 harnesses=()
 while [ $# -gt 0 ]; do
@@ -64,9 +64,7 @@ for name in "${harnesses[@]}"; do
   fi
 done
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFEDBENCH_FUZZ=ON >/dev/null
-fi
+bash scripts/clang-tree.sh "$build"
 cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}"
 
 # Scratch files of the harnesses: in memory when possible (the run-file harness writes one per

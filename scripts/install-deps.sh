@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  ccache                   # compiler cache: rebuilds of unchanged objects (Makefile, clang tree)
   help2man bash-completion # man page and shell completion of `make install`
   libeigen3-dev            # all numerics
   libarmadillo-dev         # independent LAPACK-backed reference in tests

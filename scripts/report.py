@@ -2,7 +2,7 @@
 """One static HTML page that reports a fedbench results directory.
 
     report.py RESULTS_DIR -o OUT_DIR [--target 'METRIC<=V' | 'METRIC>=V']... [--metric M]
-              [--title TEXT] [--source DIR --refused N]
+              [--title TEXT] [--source DIR --refused N] [--fedbench PATH]
 
 Writes OUT_DIR/index.html: self-contained (figures are base64 PNGs, inline CSS, no JavaScript).
 Per problem configuration (problem, its parameters, participation): convergence of each
@@ -10,10 +10,16 @@ solver's best configuration against rounds, oracle calls, bytes and solver time;
 cost to reach a target; diverged and failed runs; the grid tried. Then the build environment.
 The best configuration of a solver has the best median over seeds of the metric (the runs'
 primary_metric unless --metric) at the last round every run that ended ok reached; diverged
-and failed runs score worst. Uses numpy, pandas, h5py and matplotlib (Agg)."""
+and failed runs score worst. Those scores are fedbench's own (`fedbench select --json`, the
+same function as selection and the experiments' claims): the fedbench binary is --fedbench,
+else $FEDBENCH, else `fedbench` on PATH, else the source tree's build/bin/fedbench. Uses
+numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
 import datetime
+import json
 import os
+import shutil
+import subprocess
 import sys
 
 import matplotlib
@@ -51,10 +57,54 @@ def lower_median(values):
     return v[(len(v) - 1) // 2] if len(v) else np.nan
 
 
+def fedbench_binary(given):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (given, os.environ.get("FEDBENCH"), shutil.which("fedbench"),
+                 os.path.join(here, "..", "build", "bin", "fedbench")):
+        if path and os.access(path, os.X_OK):
+            return path
+    sys.exit("report.py: cannot find the fedbench binary that scores the runs; "
+             "give --fedbench PATH or set FEDBENCH")
+
+
+def same_params(texts, values):
+    """fedbench's parameter texts against the values the reader parsed (numbers by value)."""
+    if set(texts) != set(values):
+        return False
+    for k, text in texts.items():
+        if str(values[k]) == text:
+            continue
+        try:
+            if float(text) != float(values[k]):
+                return False
+        except (TypeError, ValueError):
+            return False
+    return True
+
+
+class Scores:
+    """Every configuration's median over seeds as fedbench computes it (`fedbench select
+    --json`): the metric at a round, failures worst. One call per (metric, round) asked."""
+
+    def __init__(self, fedbench, results):
+        self.fedbench, self.results, self.cache = fedbench, results, {}
+
+    def medians(self, metric, rounds):
+        key = (metric, rounds)
+        if key not in self.cache:
+            cmd = [self.fedbench, "select", self.results, "--metric", metric, "--at",
+                   f"rounds={rounds}", "--json", "--no-suite"]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"report.py: {' '.join(cmd)} failed: {done.stderr.strip()}")
+            self.cache[key] = json.loads(done.stdout)["all"]
+        return self.cache[key]
+
+
 class Section:
     """The runs of one problem configuration and what the page says about them."""
 
-    def __init__(self, runs, metric_wanted):
+    def __init__(self, runs, metric_wanted, scores):
         self.runs = runs
         a = runs[0].attrs
         self.problem, self.problem_params = a.get("problem", "?"), a["problem_params"]
@@ -72,7 +122,7 @@ class Section:
         ends = {int(r["round"].iloc[-1]) for r in ok}
         self.common_round = min(ends) if ends else None
         self.same_end = len(ends) <= 1
-        self.scores = {k: self.score(v) for k, v in self.configs.items()}
+        self.scores = self.fedbench_scores(scores)
         self.best = {}
         for key in sorted(self.configs, key=lambda k: (self.rank_key(self.scores[k]), str(k))):
             self.best.setdefault(key[0], key)
@@ -90,14 +140,30 @@ class Section:
     def rank_key(self, score):
         return score if self.direction == "min" else -score
 
-    def score(self, runs):
-        values = []
-        for r in runs:
-            v = np.nan
-            if r.attrs.get("status") == "ok" and len(r) and self.metric in r.columns:
-                v = fc.value_at_round(r, self.metric, self.common_round)
-            values.append(v if np.isfinite(v) else self.worst())
-        return float(np.median(values))
+    def fedbench_scores(self, scores):
+        """(solver, params) -> median, read from fedbench's scores of this section's problem
+        configuration and participation. Without a round that every ok run reached (none ended
+        ok), every configuration is worst."""
+        if self.common_round is None:
+            return {k: self.worst() for k in self.configs}
+        found = {}
+        for c in scores.medians(self.metric, self.common_round):
+            if (c["problem"] != self.problem or not same_params(c["problem_params"], self.problem_params)
+                    or c["participation"] != self.participation):
+                continue
+            key = next((k for k in self.configs
+                        if k[0] == c["solver"] and same_params(c["solver_params"], dict(k[1]))), None)
+            if key is None:
+                continue
+            median = self.worst() if c["median"] is None else c["median"]
+            # Runs of one configuration with different budgets are separate configurations to
+            # fedbench; the page keeps the best of them.
+            if key not in found or self.rank_key(median) < self.rank_key(found[key]):
+                found[key] = median
+        missing = [k for k in self.configs if k not in found]
+        if missing:
+            sys.exit(f"report.py: fedbench scored no runs of {missing[0][0]} on {self.problem}")
+        return found
 
     def varied(self, solver):
         """Solver parameters that take several values in this section's grid."""
@@ -309,6 +375,8 @@ def main():
                     "(default: RESULTS_DIR)")
     ap.add_argument("--refused", type=int, default=0, help="run files refused before this script "
                     "ran (counted with the unreadable ones)")
+    ap.add_argument("--fedbench", default="", help="the fedbench binary whose `select --json` "
+                    "scores the configurations")
     args = ap.parse_args()
     source = os.path.abspath(args.source or args.results)
     try:
@@ -325,7 +393,8 @@ def main():
         key = (r.attrs.get("problem", "?"), str(sorted(r.attrs["problem_params"].items())),
                fr.run_info(r)["participation"])
         groups.setdefault(key, []).append(r)
-    sections = [Section(groups[k], args.metric) for k in sorted(groups)]
+    scores = Scores(fedbench_binary(args.fedbench), args.results)
+    sections = [Section(groups[k], args.metric, scores) for k in sorted(groups)]
     solvers = sorted({r.attrs.get("solver", "?") for r in runs})
     cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
     colors = {s: cmap(i % cmap.N) for i, s in enumerate(solvers)}

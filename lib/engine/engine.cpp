@@ -40,8 +40,7 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   for (const auto& name : h.metric_names) {
     const auto info = metric_info(name);
     if (!info) throw InternalError("metric '" + name + "' is not listed in problem/metric_names.hpp");
-    h.metric_meta.push_back({std::string(direction_name(info->direction)),
-                             std::string(info->description), std::string(info->unit)});
+    h.metric_meta.push_back({info->direction, std::string(info->description), std::string(info->unit)});
   }
   h.primary_metric = problem.primary_metric();
   h.num_clients = problem.num_clients();
@@ -118,10 +117,10 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
                              " times its initial value");
     return true;
   }
-  if (target_ >= 0 && row.metrics[target_] <= config_.budget.target->value) {
+  if (target_ >= 0 && config_.budget.target->reached(row.metrics[target_])) {
     reason = StopReason::target_reached;
-    message = names_[target_] + " = " + format_real(row.metrics[target_]) + " <= " +
-              format_real(config_.budget.target->value) + " at round " + std::to_string(round);
+    message = names_[target_] + " = " + format_real(row.metrics[target_]) + " " + config_.budget.target->op() +
+              " " + format_real(config_.budget.target->value) + " at round " + std::to_string(round);
     return true;
   }
   return false;

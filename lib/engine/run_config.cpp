@@ -85,12 +85,21 @@ std::string EvalSchedule::to_text() const {
 }
 
 Target Target::parse(const std::string& text) {
-  const auto pos = text.find("<=");
-  double v = 0;
-  if (pos == std::string::npos || pos == 0 || !parse_real(text.substr(pos + 2), v))
-    throw UserError("target '" + text + "' is not of the form METRIC<=VALUE, e.g. rel_error<=1e-10");
-  return {text.substr(0, pos), v};
+  Target t;
+  auto pos = text.find("<=");
+  if (pos == std::string::npos) {
+    pos = text.find(">=");
+    t.direction = Direction::max;
+  }
+  if (pos == std::string::npos || pos == 0 || !parse_real(text.substr(pos + 2), t.value))
+    throw UserError("target '" + text +
+                    "' is not of the form METRIC<=VALUE or METRIC>=VALUE, e.g. rel_error<=1e-10 or "
+                    "test_accuracy>=0.9");
+  t.metric = text.substr(0, pos);
+  return t;
 }
+
+std::string Target::to_text() const { return metric + op() + format_real(value); }
 
 namespace {
 void write_map(std::string& out, const ParamMap& m) {
@@ -111,7 +120,7 @@ std::string RunConfig::to_text() const {
   if (budget.max_bytes) out += "  max_bytes: " + std::to_string(*budget.max_bytes) + "\n";
   if (budget.time_limit) out += "  time_limit: " + format_real(*budget.time_limit) + "\n";
   if (budget.target)
-    out += "  target: " + budget.target->metric + "<=" + format_real(budget.target->value) + "\n";
+    out += "  target: " + budget.target->to_text() + "\n";
   out += "  divergence_factor: " + format_real(budget.divergence_factor) + "\n";
   out += "eval: " + eval.to_text() + "\n";
   return out;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "problem/metric_names.hpp"
 #include "core/params.hpp"
 
 namespace fedbench {
@@ -40,11 +41,16 @@ struct EvalSchedule {
 //! problem whose metrics cost far more than a round (the registry's expensive_metrics).
 EvalSchedule default_eval_schedule(const std::string& problem);
 
-//! A stop condition on a metric: stop when metric <= value.
+//! A level of a metric: reached when metric <= value (direction min) or >= value (max). A run
+//! stops at it (`--target`); the report's cost tables count what each method spent to reach it.
 struct Target {
   std::string metric;
   double value = 0;
-  //! "rel_error<=1e-10"; throws UserError.
+  Direction direction = Direction::min;  //!< min: "<=", max: ">="
+  bool reached(double v) const { return direction == Direction::min ? v <= value : v >= value; }
+  std::string op() const { return direction == Direction::min ? "<=" : ">="; }
+  std::string to_text() const;  //!< "rel_error<=1e-10"
+  //! "rel_error<=1e-10" or "test_accuracy>=0.9"; throws UserError.
   static Target parse(const std::string& text);
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "problem/metric_names.hpp"
 #include "problem/minimax_problem.hpp"
 #include "problem/oracle_counts.hpp"
 
@@ -42,7 +43,7 @@ struct TrajectoryRow {
 
 //! What a metric column means (from problem/metric_names.hpp), carried into every output.
 struct MetricMeta {
-  std::string direction = "min";  //!< "min" or "max": which way is better
+  Direction direction = Direction::min;  //!< which way is better
   std::string description, unit;
 };
 

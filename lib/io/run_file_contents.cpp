@@ -134,7 +134,7 @@ std::string encode_run_file_contents(const RunFileContents& c) {
   e.columns(r.columns);
   e.columns(r.per_client);
   e.size(c.meta.size());
-  for (const auto& [name, m] : c.meta) e.text(name), e.text(m.direction), e.text(m.description), e.text(m.unit);
+  for (const auto& [name, m] : c.meta) e.text(name), e.text(std::string(direction_name(m.direction))), e.text(m.description), e.text(m.unit);
   const RunSummary& s = r.record.summary;
   e.numbers(s.final_x.data(), static_cast<std::size_t>(s.final_x.size()));
   e.numbers(s.final_y.data(), static_cast<std::size_t>(s.final_y.size()));
@@ -159,7 +159,9 @@ RunFileContents decode_run_file_contents(const std::string& bytes, const std::st
   for (std::size_t i = d.size(); i > 0; --i) {
     std::string name = d.text();
     MetricMeta m;
-    m.direction = d.text();
+    const auto direction = parse_direction(d.text());
+    if (!direction) throw UserError(path + ": the run-file screen sent a metric direction other than min or max");
+    m.direction = *direction;
     m.description = d.text();
     m.unit = d.text();
     c.meta[name] = std::move(m);

@@ -183,7 +183,7 @@ void JsonSink::begin(const RunHeader& h) {
   for (std::size_t k = 0; k < h.metric_names.size(); ++k) {
     const MetricMeta& m = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
     out_ << (k ? ", " : "") << json_quote(h.metric_names[k]) << ": {\"direction\": "
-         << json_quote(m.direction) << ", \"description\": " << json_quote(m.description)
+         << json_quote(std::string(direction_name(m.direction))) << ", \"description\": " << json_quote(m.description)
          << ", \"unit\": " << json_quote(m.unit) << "}";
   }
   out_ << "},\n  \"num_clients\": " << h.num_clients << ", \"dim\": " << h.dim

@@ -153,7 +153,7 @@ void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
     const hid_t id = s.reals.back().id();
     h5::write_attribute(id, "kind", std::string("metric"));
     const MetricMeta meta = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
-    h5::write_attribute(id, "direction", meta.direction);
+    h5::write_attribute(id, "direction", std::string(direction_name(meta.direction)));
     h5::write_attribute(id, "description", meta.description);
     h5::write_attribute(id, "unit", meta.unit);
     order.push_back(h.metric_names[k]);

@@ -268,11 +268,15 @@ RunFileContents read_run_file_contents(const std::string& path) {
       return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::string();
     };
     if (text_attr("kind") != "metric") continue;
-    MetricMeta m{text_attr("direction"), text_attr("description"), text_attr("unit")};
-    if (m.direction.empty()) {  // format 1: the direction from today's table
+    MetricMeta m{Direction::min, text_attr("description"), text_attr("unit")};
+    const std::string direction = text_attr("direction");
+    if (direction.empty()) {  // format 1: the direction from today's table
       const auto info = metric_info(name);
-      m.direction = info ? std::string(direction_name(info->direction)) : "min";
-      if (info) m.description = info->description, m.unit = info->unit;
+      if (info) m.direction = info->direction, m.description = info->description, m.unit = info->unit;
+    } else if (const auto d = parse_direction(direction)) {
+      m.direction = *d;
+    } else {
+      throw UserError(path + ": metric " + name + " has direction '" + direction + "' (min or max)");
     }
     meta[name] = std::move(m);
   }

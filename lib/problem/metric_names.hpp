@@ -12,6 +12,14 @@ namespace fedbench {
 
 enum class Direction { min, max };
 constexpr std::string_view direction_name(Direction d) { return d == Direction::min ? "min" : "max"; }
+//! Whether `a` is strictly better than `b` for a metric of direction `d`.
+constexpr bool better(Direction d, double a, double b) { return d == Direction::max ? a > b : a < b; }
+//! "min" or "max" as written in run files; nothing for any other text.
+constexpr std::optional<Direction> parse_direction(std::string_view text) {
+  if (text == "min") return Direction::min;
+  if (text == "max") return Direction::max;
+  return std::nullopt;
+}
 
 struct MetricInfo {
   std::string_view name;

@@ -13,6 +13,7 @@
 #include "io/trajectory_file.hpp"
 #include "suite/grid.hpp"
 #include "suite/results_store.hpp"
+#include "suite/score.hpp"
 
 namespace fedbench::suite {
 
@@ -126,12 +127,25 @@ void read_claims(const YAML::Node& list, const std::string& file, std::vector<Cl
   }
 }
 
-// Median of the metric at round <= at over a solver's runs (worst value for failed runs).
+// Median over a solver's runs of the metric at `at` on the claim's axis (suite/score.hpp).
 struct Measured {
   double median = NAN;
   int runs = 0;
-  bool maximize = false;
+  Direction direction = Direction::min;
 };
+
+// Whether a run has every `where` parameter: a problem parameter, else a solver parameter of
+// that name (e.g. local_steps); numbers compare by value.
+bool has_params(const io::StoredRun& r, const ParamMap& where) {
+  for (const auto& [k, v] : where) {
+    const std::string* value = nullptr;
+    if (const auto p = r.problem_params.find(k); p != r.problem_params.end()) value = &p->second;
+    else if (const auto q = r.solver_params.find(k); q != r.solver_params.end()) value = &q->second;
+    double a = 0, b = 0;
+    if (!value || (*value != v && !(parse_real(*value, a) && parse_real(v, b) && a == b))) return false;
+  }
+  return true;
+}
 
 Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solver,
                  const std::string& metric, std::int64_t at, const ParamMap& where_params,
@@ -139,37 +153,12 @@ Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solv
   Measured m;
   std::vector<double> values;
   for (const auto& r : runs) {
-    if (r.text.at("solver") != solver) continue;
-    bool match = true;
-    for (const auto& [k, v] : where_params) {
-      // A problem parameter, else a solver parameter of that name (e.g. local_steps).
-      auto it = r.problem_params.find(k);
-      const bool in_problem = it != r.problem_params.end();
-      if (!in_problem) it = r.solver_params.find(k);
-      double a = 0, b = 0;
-      match = match && (in_problem || it != r.solver_params.end()) &&
-              (it->second == v || (parse_real(it->second, a) && parse_real(v, b) && a == b));
-    }
-    if (!match) continue;
-    if (!r.columns.count(metric))
-      throw UserError(r.path + " has no metric '" + metric + "'; columns: " + join(r.column_names, ", "));
-    const auto& h = r.record.header;
-    for (std::size_t k = 0; k < h.metric_names.size(); ++k)
-      if (h.metric_names[k] == metric) m.maximize = h.metric_meta[k].direction == "max";
-    double v = m.maximize ? -INFINITY : INFINITY;
-    if (r.text.at("status") == "ok") {
-      const std::vector<double> x = counter_axis(r, axis);
-      const auto& y = r.column(metric);
-      for (std::size_t i = 0; i < y.size() && x[i] <= static_cast<double>(at); ++i) v = y[i];
-      if (std::isnan(v)) v = m.maximize ? -INFINITY : INFINITY;
-    }
-    values.push_back(v);
+    if (r.text.at("solver") != solver || !has_params(r, where_params)) continue;
+    m.direction = recorded_direction(r, metric);
+    values.push_back(value_at(r, metric, axis, static_cast<double>(at), m.direction));
   }
   m.runs = static_cast<int>(values.size());
-  if (values.empty()) return m;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  m.median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  m.median = median(std::move(values));
   return m;
 }
 
@@ -383,7 +372,7 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
           out.push_back(r);
           continue;
         }
-        r.passed = a.maximize ? a.median > b.median * c.factor : a.median * c.factor < b.median;
+        r.passed = a.direction == Direction::max ? a.median > b.median * c.factor : a.median * c.factor < b.median;
         const bool differs = c.than_where != c.where;
         numbers = side(c.solver, c.where, differs) + " " + fmt(a.median) + " vs " + side(c.than, c.than_where, differs) +
                   " " + fmt(b.median);

@@ -17,14 +17,14 @@ void Progress::started() {
 }
 
 void Progress::finished(const std::string& status, const std::string& metric_name, double metric,
-                        bool maximize) {
+                        Direction direction) {
   std::lock_guard<std::mutex> lock(mutex_);
   --running_;
   ++done_;
   if (status == "error") ++failed_;
   if (status == "diverged") ++diverged_;
   if (status == "ok" && std::isfinite(metric) &&
-      (!has_best_ || (maximize ? metric > best_ : metric < best_))) {
+      (!has_best_ || better(direction, metric, best_))) {
     best_ = metric;
     best_name_ = metric_name;
     has_best_ = true;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/trajectory.hpp"
+#include "problem/metric_names.hpp"
 
 namespace fedbench::suite {
 
@@ -33,9 +34,9 @@ class Progress {
   Progress(int total, int cached, bool quiet, int rank = 0);
   void started();
   //! status "ok" | "diverged" | "error"; metric = final primary metric (NaN if none).
-  //! `maximize`: the metric is better when larger (its column's direction).
+  //! `direction`: which way the metric is better (its column's).
   void finished(const std::string& status, const std::string& metric_name, double metric,
-                bool maximize = false);
+                Direction direction = Direction::min);
   //! A run found finished when its turn came (another process wrote it meanwhile).
   void finished_elsewhere();
   void message(const std::string& line);  //!< a line that must be seen (errors)

@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "io/trajectory_file.hpp"
 #include "suite/results_store.hpp"
+#include "suite/score.hpp"
 
 namespace fedbench::suite {
 
@@ -43,31 +44,13 @@ std::string SelectCriterion::describe() const {
 
 namespace {
 
-// The score of one run; a run that did not finish "ok" (or has NaN) scores `worst`.
-double score(const io::StoredRun& run, const SelectCriterion& c, double worst) {
-  if (run.text.at("status") != "ok") return worst;
-  const auto& y = run.column(c.metric);
-  const auto& rounds = run.column("round");
-  if (c.axis == SelectCriterion::Axis::auc) {
-    double area = 0;
-    auto lg = [](double v) { return std::log10(std::max(v, 1e-300)); };
-    for (std::size_t r = 1; r < y.size(); ++r)
-      area += 0.5 * (lg(y[r]) + lg(y[r - 1])) * (rounds[r] - rounds[r - 1]);
-    return std::isnan(area) ? worst : area;
-  }
-  const std::vector<double> x = counter_axis(
-      run, c.axis == SelectCriterion::Axis::samples ? "samples"
-           : c.axis == SelectCriterion::Axis::bytes ? "bytes"
-                                                    : "round");
-  double value = y.front();
-  for (std::size_t r = 0; r < y.size() && x[r] <= c.budget; ++r) value = y[r];
-  return std::isnan(value) ? worst : value;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// The score of one run: its metric at the budget, or the area under log10 of it.
+double score(const io::StoredRun& run, const SelectCriterion& c, Direction d) {
+  if (c.axis == SelectCriterion::Axis::auc) return log_area(run, c.metric, d);
+  const char* axis = c.axis == SelectCriterion::Axis::samples ? "samples"
+                     : c.axis == SelectCriterion::Axis::bytes ? "bytes"
+                                                              : "round";
+  return value_at(run, c.metric, axis, c.budget, d);
 }
 
 // The configuration text without its seed line: runs that share it differ only in the seed.
@@ -76,6 +59,16 @@ std::string without_seed(const std::string& config) {
   for (const auto& line : split(config, '\n'))
     if (line.rfind("seed:", 0) != 0) out += line + "\n";
   return out;
+}
+
+// The participation line of a run's configuration text (RunConfig::to_text's fixed layout),
+// read without a YAML parser: a crafted file whose text does not parse still selects.
+std::string participation_of(const std::string& config) {
+  const std::string key = "\nfederation:\n  participation: ";
+  const auto at = config.find(key);
+  if (at == std::string::npos) return "";
+  const auto begin = at + key.size();
+  return config.substr(begin, config.find('\n', begin) - begin);
 }
 
 std::string problem_block(const std::string& config) {
@@ -101,21 +94,19 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
   if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
   std::map<std::string, Configuration> groups;
   Selection s;
-  bool direction_known = criterion.maximize.has_value();
-  s.maximize = criterion.maximize.value_or(false);
+  std::string columns_seen;  // of a run without the metric, for the error when none has it
+  std::optional<Direction> direction;  // --maximize / --minimize, else the one recorded with the metric
+  if (criterion.direction) direction = criterion.direction;
   for (const auto& f : files) {
     const auto stored = read_complete_run(f);  // a corrupt file is reported and left out
     if (!stored) continue;
     const io::StoredRun& run = *stored;
-    if (!run.columns.count(criterion.metric))
-      throw UserError(f + " has no metric '" + criterion.metric + "'; columns: " +
-                      join(run.column_names, ", "));
-    if (!direction_known) {  // the direction recorded with the metric's column
-      const auto& h = run.record.header;
-      for (std::size_t k = 0; k < h.metric_names.size(); ++k)
-        if (h.metric_names[k] == criterion.metric) s.maximize = h.metric_meta[k].direction == "max";
-      direction_known = true;
+    // A directory may hold several problems: those without the metric are not candidates.
+    if (!run.columns.count(criterion.metric)) {
+      columns_seen = join(run.column_names, ", ");
+      continue;
     }
+    if (!direction) direction = recorded_direction(run, criterion.metric);
     const std::string config = run.text.at("config");
     Configuration& g = groups[without_seed(config)];
     if (g.solver.empty()) {
@@ -124,24 +115,28 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
       g.problem_params = run.problem_params;
       g.solver_params = run.solver_params;
       g.problem_key = problem_block(config);
+      g.participation = participation_of(config);
       g.config_text = config;
     }
     g.seeds.push_back(static_cast<std::uint64_t>(run.numbers.at("seed")));
-    g.scores.push_back(score(run, criterion, s.maximize ? -INFINITY : INFINITY));
+    g.scores.push_back(score(run, criterion, *direction));
   }
-  const bool maximize = s.maximize;
-  auto better = [maximize](double a, double b) { return maximize ? a > b : a < b; };
+  if (groups.empty())
+    throw UserError("no run under " + results_dir + "/runs has the metric '" + criterion.metric +
+                    "'" + (columns_seen.empty() ? std::string() : "; columns: " + columns_seen));
+  const Direction d = direction.value_or(Direction::min);
+  s.direction = d;
   std::map<std::pair<std::string, std::string>, std::size_t> best;  // (problem, solver) -> index
   for (auto& [key, g] : groups) {
     g.median = median(g.scores);
     s.all.push_back(g);
     const auto slot = std::make_pair(g.problem_key, g.solver);
     auto it = best.find(slot);
-    if (it == best.end() || better(g.median, s.all[it->second].median)) best[slot] = s.all.size() - 1;
+    if (it == best.end() || better(d, g.median, s.all[it->second].median)) best[slot] = s.all.size() - 1;
   }
   for (const auto& [slot, index] : best) s.winners.push_back(s.all[index]);
   std::sort(s.winners.begin(), s.winners.end(), [&](const Configuration& a, const Configuration& b) {
-    return a.problem_key != b.problem_key ? a.problem_key < b.problem_key : better(a.median, b.median);
+    return a.problem_key != b.problem_key ? a.problem_key < b.problem_key : better(d, a.median, b.median);
   });
   return s;
 }
@@ -177,14 +172,23 @@ std::string winners_suite(const std::vector<Configuration>& winners,
   // suites give methods that upload more per client fewer clients per round).
   for (const auto& w : winners) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << w.solver;
-    out << YAML::Key << "participation" << YAML::Value
-        << YAML::Load(w.config_text)["federation"]["participation"].Scalar();
+    out << YAML::Key << "participation" << YAML::Value << participation_of(w.config_text);
     out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
     for (const auto& [k, v] : w.solver_params) out << YAML::Key << k << YAML::Value << v;
     out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
+}
+
+std::vector<std::string> winners_suites(const Selection& selection, const std::vector<std::uint64_t>& seeds,
+                                        const std::string& name, const std::string& comment) {
+  std::map<std::string, std::vector<Configuration>> by_problem;
+  for (const auto& w : selection.winners) by_problem[w.problem_key].push_back(w);
+  std::vector<std::string> suites;
+  for (const auto& [key, winners] : by_problem)
+    suites.push_back(winners_suite(winners, seeds.empty() ? winners.front().seeds : seeds, name, comment));
+  return suites;
 }
 
 }  // namespace fedbench::suite

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "problem/metric_names.hpp"
 
 namespace fedbench::suite {
 
@@ -18,7 +19,7 @@ struct SelectCriterion {
   enum class Axis { rounds, samples, bytes, auc } axis = Axis::rounds;
   double budget = 0;  //!< unused for auc
   //! Overrides the direction recorded in the files (--maximize / --minimize).
-  std::optional<bool> maximize;
+  std::optional<Direction> direction;
   //! "rounds=200", "samples=1e6", "bytes=1e8" or "auc"; throws UserError.
   static SelectCriterion parse(const std::string& metric, const std::string& at);
   std::string describe() const;
@@ -26,6 +27,7 @@ struct SelectCriterion {
 
 struct Configuration {
   std::string problem, solver;
+  std::string participation;  //!< as the runs recorded it (e.g. "uniform:5")
   ParamMap problem_params, solver_params;
   std::string problem_key;   //!< identifies the problem configuration
   std::string config_text;   //!< of one of its runs (budget, eval, federation)
@@ -35,11 +37,13 @@ struct Configuration {
 };
 
 struct Selection {
-  bool maximize = false;               //!< the direction used
+  Direction direction = Direction::min;  //!< the direction used
   std::vector<Configuration> all;      //!< every configuration, scored
   std::vector<Configuration> winners;  //!< the best per (problem configuration, solver)
 };
 
+//! Runs without the criterion's metric (another problem's) are left out; UserError when none
+//! has it.
 Selection select_best(const std::string& results_dir, const SelectCriterion& criterion);
 
 //! The primary metric recorded in a results directory's first finished run (`rel_error` for
@@ -50,5 +54,11 @@ std::string recorded_primary_metric(const std::string& results_dir);
 std::string winners_suite(const std::vector<Configuration>& winners,
                           const std::vector<std::uint64_t>& seeds, const std::string& name,
                           const std::string& comment);
+
+//! The winners of a selection grouped by problem configuration (in the order of their keys):
+//! one suite text per group, rerunning its winners on `seeds` (on their tuning seeds when
+//! empty). `select` and `reproduce` both write these.
+std::vector<std::string> winners_suites(const Selection& selection, const std::vector<std::uint64_t>& seeds,
+                                        const std::string& name, const std::string& comment);
 
 }  // namespace fedbench::suite

@@ -75,7 +75,7 @@ class LastMetric : public TrajectorySink {
     name = h.primary_metric;
     column = static_cast<std::size_t>(std::find(h.metric_names.begin(), h.metric_names.end(), name) -
                                       h.metric_names.begin());
-    maximize = column < h.metric_meta.size() && h.metric_meta[column].direction == "max";
+    direction = column < h.metric_meta.size() ? h.metric_meta[column].direction : Direction::min;
   }
   void row(const TrajectoryRow& r) override {
     if (column < r.metrics.size()) value = r.metrics[column];
@@ -84,7 +84,7 @@ class LastMetric : public TrajectorySink {
   std::string name;
   std::size_t column = 0;
   double value = NAN;
-  bool maximize = false;
+  Direction direction = Direction::min;
 };
 
 // Prepares every run (one per suite run, in order): all checks happen here, before any run.
@@ -188,7 +188,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     if (status == "diverged") ++diverged;
     if (status == "error") ++failed;
     ++finished;
-    progress.finished(status, last.name, last.value, last.maximize);
+    progress.finished(status, last.name, last.value, last.direction);
   };
   auto guarded = [&](auto&& body) {
     try {

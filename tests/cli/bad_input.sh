@@ -22,8 +22,11 @@ expect_fail 2 "fedbench: solver fedgda-gt: step_size = 'fast' is not a finite nu
   "$fedbench" run --problem quadratic-game --solver fedgda-gt -s step_size=fast
 expect_fail 2 "fedbench: solver gda: 'step_size' is not of the form key=value" \
   "$fedbench" run --problem quadratic-game --solver gda -s step_size
-expect_fail 2 "fedbench: target 'rel_error<1e-3' is not of the form METRIC<=VALUE, e.g. rel_error<=1e-10" \
+expect_fail 2 "fedbench: target 'rel_error<1e-3' is not of the form METRIC<=VALUE or METRIC>=VALUE, e.g. rel_error<=1e-10 or test_accuracy>=0.9" \
   "$fedbench" run --problem quadratic-game --solver gda --target 'rel_error<1e-3'
+# run and report take targets through one parser: report refuses the same text before any work.
+expect_fail 2 "fedbench: target 'rel_error<1e-3' is not of the form METRIC<=VALUE or METRIC>=VALUE, e.g. rel_error<=1e-10 or test_accuracy>=0.9" \
+  "$fedbench" report "$scratch" --target 'rel_error<1e-3'
 
 # A rejected run must not touch an existing output file.
 echo "precious" > "$scratch/keep.h5"

@@ -81,6 +81,15 @@ completes proxskip-gda-fl fedbench run --solver proxskip-g
 completes quadratic-game fedbench run --problem quadratic-g
 completes step_size= fedbench run --problem quadratic-game --solver proxskip-gda-fl -s step_s
 completes --rounds fedbench run --rou
+# Without a runnable fedbench the completion falls back to a list of its own: every subcommand.
+checks=$((checks + 1))
+fallback=$(bash -c 'source "$1"; _fedbench_bin=/nonexistent; _fedbench_subcommands; echo $REPLY' \
+  _ "$prefix/share/bash-completion/completions/fedbench" | tr ' ' '\n' | sort | paste -sd' ')
+actual=$("$prefix/bin/fedbench" --help | awk '/^Subcommands:[[:space:]]*$/ { s = 1; next }
+  s && /^  [a-z]/ { print $1; next } s && !/^   / { s = 0 }' | sort | paste -sd' ')
+if [ "$fallback" != "$actual" ]; then
+  fail "the completion's fallback subcommands '$fallback' are not fedbench's '$actual'"
+fi
 
 # The trajectory reader as a module.
 if [ -f "$src/scripts/fedbench_read.py" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Paper experiments: --list names every experiment with its reference and substitutes; the
-# quick variant of each runs end to end (tuning, selection, report seeds, figure, report) and
-# its claims pass; a claim that does not hold fails with its numbers and exit 1.
+# Paper experiments: --list names every experiment with its reference and substitutes; one
+# quick variant runs end to end (tuning, selection, report seeds, figure, report) and its
+# claims pass; a claim that does not hold fails with its numbers and exit 1.
 source "$(dirname "$0")/lib.bash"
 
 expect_ok '^zhang2024-fig1a$' "$fedbench" reproduce --list
@@ -9,8 +9,9 @@ expect_ok 'reference: +Siqi Zhang, Sayantan Choudhury' "$fedbench" reproduce --l
 expect_fail 2 "fedbench: unknown experiment 'zhang2024-fig1c'; valid: $("$fedbench" reproduce --list | grep -E '^[a-z0-9-]+$' | paste -sd, | sed 's/,/, /g') (did you mean 'zhang2024-fig1a'?)" \
   "$fedbench" reproduce zhang2024-fig1c
 
-# The quick variant of every runnable experiment measured at up to 20 s on 2 cores ("--quick: 9 s");
-# out-of-scope ones are listed with their reason and refuse to run.
+# Experiments with a quick variant measured at up to 20 s on 2 cores ("--quick: 9 s") run in
+# `make test`, each as its own ctest entry (experiment.NAME, claims only); at least ten must.
+# Out-of-scope ones are listed with their reason and refuse to run.
 quick_ones=$("$fedbench" reproduce --list | awk '/^[a-z0-9-]+$/ { name = $0 }
   /\(--quick: [0-9.]+ s\)/ { match($0, /--quick: [0-9.]+/); t = substr($0, RSTART + 9, RLENGTH - 9); if (t + 0 <= 20) print name }')
 if [ "$(wc -w <<<"$quick_ones")" -lt 10 ]; then
@@ -24,13 +25,18 @@ for name in $("$fedbench" reproduce --list | awk '/^[a-z0-9-]+$/ { name = $0 } /
     echo "FAIL: reproduce $name (out of scope): exit $rc: $err"; failures=$((failures + 1))
   fi
 done
-for name in $quick_ones; do
-  expect_ok '^[0-9]+ passed, 0 failed$' "$fedbench" reproduce "$name" --quick -q -o "$scratch/$name"
-  checks=$((checks + 1))
-  if [ ! -s "$scratch/$name/figure.png" ] || [ ! -s "$scratch/$name/html/index.html" ]; then
-    echo "FAIL: $name: no figure or report"; failures=$((failures + 1))
-  fi
-done
+# One experiment end to end as a user runs it: the figure and the HTML report are drawn.
+expect_ok '^[0-9]+ passed, 0 failed$' "$fedbench" reproduce zhang2024-fig7 --quick -o "$scratch/fig7"
+checks=$((checks + 1))
+if [ ! -s "$scratch/fig7/figure.png" ] || [ ! -s "$scratch/fig7/html/index.html" ]; then
+  echo "FAIL: zhang2024-fig7: no figure or report"; failures=$((failures + 1))
+fi
+# --no-figure: the same claims, nothing drawn.
+expect_ok '^[0-9]+ passed, 0 failed$' "$fedbench" reproduce zhang2024-fig7 --quick --no-figure -q -o "$scratch/fig7-bare"
+checks=$((checks + 1))
+if [ -e "$scratch/fig7-bare/figure.png" ] || [ -e "$scratch/fig7-bare/html" ]; then
+  echo "FAIL: --no-figure drew a figure or a report"; failures=$((failures + 1))
+fi
 
 # A claim the run cannot meet: reported with its numbers, exit 1.
 mkdir -p "$scratch/experiments"

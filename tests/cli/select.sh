@@ -91,4 +91,38 @@ expect_ok "^\| fednest \| 2/2 ok \| [0-9.e-]+ \| [0-9.e-]+ \| (not reached|[0-9]
   "$python" scripts/summary.py "$scratch/b" --columns hyper_objective,hvp_calls --reach "hypergrad_norm<=0.5"
 expect_ok "wrote $scratch/b.png" "$python" scripts/plot.py "$scratch/b.png" "$scratch"/b/runs/*.h5 \
   --group solver --y hypergrad_norm
+
+# One directory, two problems with different metrics: a metric only the bilevel runs have
+# scores those alone; --json lists every configuration with each seed's score (what `fedbench
+# report` ranks by); --no-suite writes nothing.
+mkdir -p "$scratch/mixed/runs"
+cp "$scratch"/b/runs/*.h5 "$scratch"/r/runs/*.h5 "$scratch/mixed/runs/"
+expect_ok "hypergrad_norm at rounds=20, smallest wins \\(3 configurations\\)" \
+  "$fedbench" select "$scratch/mixed" --metric hypergrad_norm --at rounds=20 --no-suite
+checks=$((checks + 1))
+if [ -e "$scratch/mixed/winners.yaml" ]; then
+  echo "FAIL: select --no-suite wrote a winners suite"; failures=$((failures + 1))
+fi
+expect_fail_like 2 "^fedbench: no run under $scratch/mixed/runs has the metric 'bogus'; columns: round, " \
+  "$fedbench" select "$scratch/mixed" --metric bogus --at rounds=20
+"$fedbench" select "$scratch/b" --at rounds=20 --json --no-suite >"$scratch/b.json"
+expect_ok "^ok$" "$python" - "$scratch/b.json" "$scratch/b" <<'PY'
+import glob, json, sys, h5py, numpy as np
+sel = json.load(open(sys.argv[1]))
+assert sel["winners_suites"] == [], sel["winners_suites"]
+assert len(sel["all"]) == 3, len(sel["all"])
+runs = {}
+for p in glob.glob(sys.argv[2] + "/runs/*.h5"):
+    with h5py.File(p) as f:
+        t = f["trajectory"]
+        v = t["hypergrad_norm"][()][t["round"][()] <= 20][-1] if f.attrs["status"] == "ok" else np.inf
+        runs[(f.attrs["solver"], str(f["params/solver"].attrs.get("eta", "")), int(f.attrs["seed"]))] = v
+for c in sel["all"]:
+    assert c["participation"] == "full", c
+    for seed, score in zip(c["seeds"], c["scores"]):
+        want = runs[(c["solver"], c["solver_params"].get("eta", ""), seed)]
+        assert abs(score - want) <= 1e-12 * abs(want), (c["solver"], seed, score, want)
+    assert c["median"] == float(np.median(c["scores"])), c
+print("ok")
+PY
 finish

@@ -14,4 +14,5 @@ foreach(source ${FEDBENCH_REPLAYED})
   add_dependencies(fedbench_test_programs replay_${name})
   add_test(NAME fuzz-replay.${name}
            COMMAND replay_${name} ${CMAKE_SOURCE_DIR}/tests/fuzz/corpus/${name})
+  set_tests_properties(fuzz-replay.${name} PROPERTIES LABELS check)
 endforeach()

@@ -18,6 +18,7 @@
 #include "io/hdf5.hpp"
 #include "io/trajectory_file.hpp"
 #include "problem/problem_registry.hpp"
+#include "suite/select.hpp"
 #include "suite/suite.hpp"
 
 using namespace fedbench;
@@ -248,4 +249,20 @@ TEST_CASE("fuzz regressions: an IDX size of 0 does not let the other sizes overf
   std::ofstream(labels, std::ios::binary).write(reinterpret_cast<const char*>(no_labels), sizeof no_labels);
   CHECK_THROWS_WITH(datasets::read_idx_images(images, labels),
                     (images + ": IDX sizes are implausible (over 2 GB)").c_str());
+}
+
+TEST_CASE("fuzz regressions: select reads a run whose configuration text is not YAML") {
+  // A run file's config attribute edited into text no YAML parser reads (a libFuzzer finding:
+  // select took the participation through yaml-cpp and its exception ended the process).
+  const fs::path dir = scratch("select-config");
+  fs::remove_all(dir);
+  fs::create_directories(dir / "runs");
+  const std::string path = (dir / "runs" / "0000000000000001.h5").string();
+  fs::copy_file(written_run("select-config.h5"), path);
+  std::string config = io::read_trajectory(path).text.at("config");
+  config += "bad: [unclosed\n  - x: : y\n";
+  edit(path, [&](hid_t file) { io::h5::write_attribute(file, "config", config); });
+  const auto selection = suite::select_best(dir.string(), suite::SelectCriterion::parse("rel_error", "rounds=3"));
+  REQUIRE(selection.winners.size() == 1);
+  CHECK(selection.winners[0].participation == "full");
 }

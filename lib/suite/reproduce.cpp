@@ -1,0 +1,116 @@
+#include "suite/reproduce.hpp"
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/durable_rename.hpp"
+#include "suite/mpi_world.hpp"
+#include "suite/select.hpp"
+
+namespace fedbench::suite {
+namespace {
+
+void run_file(const std::string& suite_path, const SuiteOverrides& overrides, const SuiteOptions& options) {
+  run_suite(load_suite(suite_path, overrides), options);
+}
+
+// The seeds the claims are checked on: the experiment's report seeds (its quick ones under
+// --quick when it names them); empty: the tuning seeds.
+const std::vector<std::uint64_t>& report_seeds(const Experiment& e, bool quick) {
+  return quick && !e.quick_report_seeds.empty() ? e.quick_report_seeds : e.report_seeds;
+}
+
+// Tuning, selection and the report runs; returns the directory of the runs the claims read.
+std::string run_report(const Experiment& e, const ReproduceOptions& o) {
+  const auto note = [&](const std::string& line) {
+    if (o.note) o.note(e.name + ": " + line);
+  };
+  SuiteOverrides tuning;
+  tuning.results_dir = o.output + "/tuning";
+  if (o.quick) {
+    tuning.rounds = e.quick_rounds;
+    tuning.seeds = e.quick_seeds;
+  }
+  const auto& seeds = report_seeds(e, o.quick);
+  note("tuning grid (" + e.suite_path + ")");
+  {
+    const Suite grid = load_suite(e.suite_path, tuning);
+    if (!o.quick) check_tuning_seeds(e, grid);  // --quick checks mechanics, not verdicts
+    run_suite(grid, o.suite);
+  }
+  if (e.select_metric) {
+    // The best configuration per method, rerun on the report seeds.
+    const auto criterion = SelectCriterion::parse(*e.select_metric, *e.select_at);
+    const auto suites = winners_suites(select_best(tuning.results_dir, criterion), seeds, e.name + "-report",
+                                       "written by fedbench reproduce: winners by " + criterion.describe());
+    SuiteOverrides report;
+    report.results_dir = o.output + "/report";
+    for (std::size_t k = 0; k < suites.size(); ++k) {
+      const std::string path = o.output + "/winners-" + std::to_string(k + 1) + ".yaml";
+      io::write_text_file(path, suites[k]);
+      run_file(path, report, o.suite);
+    }
+    note("best per method by the median over tuning seeds of " + criterion.describe() +
+         "; winners rerun on the report seeds");
+    return report.results_dir;
+  }
+  if (seeds.empty()) return tuning.results_dir;
+  SuiteOverrides report = tuning;
+  report.results_dir = o.output + "/report";
+  report.seeds = seeds;
+  run_file(e.suite_path, report, o.suite);
+  return report.results_dir;
+}
+
+// Each variant's runs (on the report seeds unless it names its own), its claims checked
+// together with the report runs.
+std::string run_variants(const Experiment& e, const ReproduceOptions& o, const std::string& report_dir) {
+  std::string diagnosis;
+  for (const auto& v : e.variants) {
+    SuiteOverrides variant;
+    variant.results_dir = o.output + "/variants/" + v.name;
+    variant.seeds = v.seeds.empty() ? report_seeds(e, o.quick) : v.seeds;
+    if (o.quick) variant.rounds = e.quick_rounds;
+    if (o.note) o.note(e.name + ": variant " + v.name + " (" + v.suite_path + ")");
+    run_file(v.suite_path, variant, o.suite);
+    diagnosis += "variant " + v.name + ", explaining \"" + v.explains + "\":\n";
+    for (const auto& r : check_claims(o.quick ? v.quick_claims : v.claims, {report_dir, variant.results_dir}))
+      diagnosis += "  " + r.line + "\n";
+  }
+  return diagnosis;
+}
+
+}  // namespace
+
+ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
+  if (!e.out_of_scope.empty())
+    throw UserError("experiment '" + e.name + "' is out of scope here: " + e.out_of_scope);
+  FEDBENCH_CHECK(!o.output.empty(), "reproduce needs an output directory");
+  std::filesystem::create_directories(o.output);
+  ReproduceOutcome out;
+  out.report_dir = run_report(e, o);
+
+  // Fixed reference runs (no selection) next to the report runs.
+  if (!e.baselines_path.empty()) {
+    SuiteOverrides baselines;
+    baselines.results_dir = out.report_dir;
+    baselines.seeds = report_seeds(e, o.quick);
+    if (o.note) o.note(e.name + ": baselines (" + e.baselines_path + ")");
+    run_file(e.baselines_path, baselines, o.suite);
+  }
+  if (o.draw && world().rank() == 0 && !e.figure_y.empty()) o.draw(e, out.report_dir);
+
+  out.claims = check_claims(o.quick ? e.quick_claims : e.claims, {out.report_dir});
+  std::string log;
+  for (const auto& r : out.claims) {
+    out.passed += r.passed;
+    log += r.line + "\n";
+  }
+  out.failed = static_cast<int>(out.claims.size()) - out.passed;
+  out.diagnosis = run_variants(e, o, out.report_dir);
+  io::write_text_file(o.output + "/claims.txt", log + out.diagnosis + std::to_string(out.passed) + " passed, " +
+                                                    std::to_string(out.failed) + " failed\n");
+  return out;
+}
+
+}  // namespace fedbench::suite
