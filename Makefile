@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build check test test-full test-heavy test-clang demo bench reproduce install clean \
+.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench reproduce install clean \
         test-asan test-tsan fuzz stress
 
 all: build
@@ -84,6 +84,11 @@ test-asan test-tsan: test-%:
 stress: build
 	KILLS=300 STORM_SUITE=tests/cli/suites/storm-long.yaml \
 	  bash tests/cli/kill_storm.sh $(BUILD)/bin/fedbench $(BUILD)/stress-scratch $(PYTHON)
+
+# The generated catalogs of docs/catalog (solvers, problems, experiments); cli.catalogs fails
+# when they are stale.
+catalogs: build
+	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog
 
 demo: build
 	bash scripts/demo.sh $(BUILD)/bin/fedbench results/demo $(PYTHON)

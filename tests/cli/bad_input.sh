@@ -4,9 +4,12 @@
 source "$(dirname "$0")/lib.bash"
 small=(-p clients=3 -p samples=4 -p dim=2)
 
-expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: adafbio, adafbio-nonadaptive, catalyst-scaffold-s, cd-ma, cd-mage, cd-mage-plus, coda-plus, codasca, extra-step-local-sgd, fed-norm-sgda, fed-norm-sgda-plus, fedbio, fedbioacc, fedgda-gt, fedmbo, fednest, fedsgda-m, fedsgda-plus, fedsvrbgd-fo, fess-gda, fsgda, gda, lfednest, local-bsgvrm, local-eg, local-gda, local-seg, local-sgda, local-sgda-plus, parallel-sgda, proxskip-gda-fl, proxskip-l-svrgda-fl, proxskip-sgda-fl, proxskip-vip-fl, sagda, sgda (did you mean 'proxskip-gda-fl'?)" \
+# The valid names are the registry's (`fedbench list`), so adding a solver or problem edits no test.
+solvers=$("$fedbench" list solvers | awk '/^[a-z]/ { print $1 }' | paste -sd, | sed 's/,/, /g')
+problems=$("$fedbench" list problems | awk '/^[a-z]/ { print $1 }' | paste -sd, | sed 's/,/, /g')
+expect_fail 2 "fedbench: unknown solver 'proxskp-gda-fl'; valid: $solvers (did you mean 'proxskip-gda-fl'?)" \
   "$fedbench" run --problem quadratic-game --solver proxskp-gda-fl
-expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: auc, bilevel-quadratic, data-hypercleaning, fair-classification, hyper-logreg, hyper-representation, matrix-game, nc-sc-quadratic, quadratic-game, robust-least-squares, robust-training, two-client-game, two-sided-pl, wgan-gaussian" \
+expect_fail 2 "fedbench: unknown problem 'quadratic'; valid: $problems" \
   "$fedbench" run --problem quadratic --solver gda
 expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_size, dual_step_size, step_size (did you mean 'step_size'?)" \
   "$fedbench" run --problem quadratic-game --solver gda -s stepsize=0.1
