@@ -135,11 +135,13 @@ struct Measured {
 };
 
 // Whether a run has every `where` parameter: a problem parameter, else a solver parameter of
-// that name (e.g. local_steps); numbers compare by value.
+// that name (e.g. local_steps), or `participation`; numbers compare by value.
 bool has_params(const io::StoredRun& r, const ParamMap& where) {
   for (const auto& [k, v] : where) {
     const std::string* value = nullptr;
-    if (const auto p = r.problem_params.find(k); p != r.problem_params.end()) value = &p->second;
+    const std::string participation = k == "participation" ? participation_of(r.text.at("config")) : "";
+    if (k == "participation") value = &participation;
+    else if (const auto p = r.problem_params.find(k); p != r.problem_params.end()) value = &p->second;
     else if (const auto q = r.solver_params.find(k); q != r.solver_params.end()) value = &q->second;
     double a = 0, b = 0;
     if (!value || (*value != v && !(parse_real(*value, a) && parse_real(v, b) && a == b))) return false;

@@ -54,7 +54,7 @@
 // last recorded row with round <= at (or exchanges, bytes up + down, or samples <= at with
 // `axis`); a run that did not end "ok" counts as the worst value.
 // `where: {param: value}` restricts a claim to runs whose problem (else solver) has those
-// parameters;
+// parameters (`participation: "dropout:16:0.5"` to runs at that participation);
 // `than_where` / `to_where` restrict the other side (default: the same `where`; given, they
 // replace it: `{}` is every run of that method). `closer`
 // passes when the solver's value is nearer the `to` side's than the `than` side's.

@@ -161,4 +161,12 @@ void ResultsStore::write_manifest() const {
   if (ec) throw WriteError("cannot write " + path + ": " + ec.message());
 }
 
+std::string participation_of(const std::string& config_text) {
+  const std::string key = "\nfederation:\n  participation: ";
+  const auto at = config_text.find(key);
+  if (at == std::string::npos) return "";
+  const auto begin = at + key.size();
+  return config_text.substr(begin, config_text.find('\n', begin) - begin);
+}
+
 }  // namespace fedbench::suite

@@ -51,6 +51,11 @@ std::optional<io::StoredRun> read_complete_run(const std::string& file);
 //! ("fedbench: skipped FILE: why") and left out.
 std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files);
 
+//! The participation a run's configuration text records ("uniform:5"; "" when absent), read
+//! from RunConfig::to_text's fixed layout without a YAML parser, so that a crafted file whose
+//! text does not parse is still read.
+std::string participation_of(const std::string& config_text);
+
 //! A run's recorded rows on a counter axis, as selection and claims read budgets: a counter
 //! column ("round", "samples", "exchanges", ...) or "bytes" (bytes_up + bytes_down).
 std::vector<double> counter_axis(const io::StoredRun& run, const std::string& axis);

@@ -61,16 +61,6 @@ std::string without_seed(const std::string& config) {
   return out;
 }
 
-// The participation line of a run's configuration text (RunConfig::to_text's fixed layout),
-// read without a YAML parser: a crafted file whose text does not parse still selects.
-std::string participation_of(const std::string& config) {
-  const std::string key = "\nfederation:\n  participation: ";
-  const auto at = config.find(key);
-  if (at == std::string::npos) return "";
-  const auto begin = at + key.size();
-  return config.substr(begin, config.find('\n', begin) - begin);
-}
-
 std::string problem_block(const std::string& config) {
   const auto end = config.find("\nsolver:");
   return config.substr(0, end);

@@ -36,8 +36,11 @@ Experiment tiny_experiment(const fs::path& dir, const std::string& extra = "") {
   const std::string game = "rounds: 10\neval: {every: 5}\nproblems:\n  - name: two-client-game\n";
   std::ofstream(dir / "grid.yaml") << "name: grid\nseeds: [0, 1, 2]\n" << game
                                    << "solvers:\n  - name: gda\n    params: {step_size: [0.5, 0.25]}\n";
+  // Both clients every round, as `full`, but recorded as another participation: the variant's
+  // claim picks its run by it.
   std::ofstream(dir / "slow.yaml") << "name: slow\nseeds: [0]\n" << game
-                                   << "solvers:\n  - name: gda\n    params: {step_size: 0.25}\n";
+                                   << "solvers:\n  - name: gda\n    participation: \"uniform:2\"\n"
+                                   << "    params: {step_size: 0.25}\n";
   std::ofstream(dir / "tiny.yaml")
       << "name: tiny\ntitle: t\nreference: r\nreproduces: r\nsuite: grid.yaml\n"
       << "select: {metric: rel_error, at: \"rounds=10\"}\nreport_seeds: [3]\n"
@@ -52,7 +55,7 @@ Experiment tiny_experiment(const fs::path& dir, const std::string& extra = "") {
       << "variants:\n  - name: slow\n    explains: an impossible floor\n    suite: slow.yaml\n"
       << "    claims:\n"
       << "      - text: the slower step is where its closed form is\n"
-      << "        within: {solver: gda, metric: rel_error, at: 10, value: 3.1e-3, high: 3.2e-3, where: {step_size: 0.25}}\n"
+      << "        within: {solver: gda, metric: rel_error, at: 10, value: 3.1e-3, high: 3.2e-3, where: {participation: \"uniform:2\"}}\n"
       << extra;
   return load_experiment((dir / "tiny.yaml").string());
 }
