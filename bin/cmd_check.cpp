@@ -7,7 +7,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
-#include "suite/check.hpp"
+#include "results/check.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/suite_runner.hpp"
 

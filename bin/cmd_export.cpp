@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "io/durable_rename.hpp"
-#include "suite/export_runs.hpp"
+#include "results/export_runs.hpp"
 
 namespace fedbench::cli {
 

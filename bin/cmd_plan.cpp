@@ -5,7 +5,7 @@
 
 #include "commands.hpp"
 #include "core/text.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 #include "suite/suite_runner.hpp"
 
 namespace fedbench::cli {

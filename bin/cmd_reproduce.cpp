@@ -10,8 +10,8 @@
 #include "core/text.hpp"
 #include "external.hpp"
 #include "screened_copies.hpp"
-#include "suite/experiment.hpp"
-#include "suite/reproduce.hpp"
+#include "experiment/experiment.hpp"
+#include "experiment/reproduce.hpp"
 
 namespace fedbench::cli {
 namespace {

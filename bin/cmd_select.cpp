@@ -12,7 +12,7 @@
 #include "core/text.hpp"
 #include "io/durable_rename.hpp"
 #include "suite/grid.hpp"
-#include "suite/select.hpp"
+#include "results/select.hpp"
 
 namespace fedbench::cli {
 namespace {

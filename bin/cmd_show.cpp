@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "io/run_file_screen.hpp"
+#include "io/screen/run_file_screen.hpp"
 #include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
 

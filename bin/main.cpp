@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
-#include "io/run_file_screen.hpp"
+#include "io/screen/run_file_screen.hpp"
 #include "suite/mpi_world.hpp"
 
 int main(int argc, char** argv) {

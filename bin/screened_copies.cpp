@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "io/trajectory_file.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 
 namespace fedbench::cli {
 

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/hdf5.hpp"
-#include "io/run_file_contents.hpp"
+#include "io/screen/run_file_contents.hpp"
 #include "io/trajectory_file.hpp"
 #include "problem/metric_names.hpp"
 

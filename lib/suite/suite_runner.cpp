@@ -16,8 +16,8 @@
 #include "problem/problem_registry.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
-#include "suite/results_store.hpp"
-#include "suite/run_claim.hpp"
+#include "results/results_store.hpp"
+#include "results/run_claim.hpp"
 
 namespace fedbench::suite {
 

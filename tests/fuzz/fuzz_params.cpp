@@ -12,8 +12,8 @@
 #include "engine/solver.hpp"
 #include "fuzz_support.hpp"
 #include "problem/problem_registry.hpp"
-#include "suite/check.hpp"
-#include "suite/select.hpp"
+#include "results/check.hpp"
+#include "results/select.hpp"
 
 namespace {
 

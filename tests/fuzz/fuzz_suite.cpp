@@ -16,7 +16,7 @@
 #include "core/text.hpp"
 #include "fuzz_support.hpp"
 #include "suite/grid.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 #include "suite/suite.hpp"
 
 namespace {

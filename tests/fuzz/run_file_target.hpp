@@ -11,9 +11,9 @@
 #include "fuzz_support.hpp"
 #include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
-#include "suite/check.hpp"
-#include "suite/results_store.hpp"
-#include "suite/select.hpp"
+#include "results/check.hpp"
+#include "results/results_store.hpp"
+#include "results/select.hpp"
 
 namespace fedbench::fuzz {
 

@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "engine/runner.hpp"
 #include "io/run_sinks.hpp"
-#include "suite/experiment.hpp"
+#include "experiment/experiment.hpp"
 
 using namespace fedbench;
 using namespace fedbench::suite;

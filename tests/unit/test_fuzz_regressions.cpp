@@ -18,7 +18,7 @@
 #include "io/hdf5.hpp"
 #include "io/trajectory_file.hpp"
 #include "problem/problem_registry.hpp"
-#include "suite/select.hpp"
+#include "results/select.hpp"
 #include "suite/suite.hpp"
 
 using namespace fedbench;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "suite/reproduce.hpp"
+#include "experiment/reproduce.hpp"
 
 using namespace fedbench;
 using namespace fedbench::suite;

@@ -9,7 +9,7 @@
 #include <future>
 #include <thread>
 
-#include "suite/run_claim.hpp"
+#include "results/run_claim.hpp"
 
 using namespace fedbench::suite;
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 
 #include "core/error.hpp"
 #include "engine/runner.hpp"
-#include "io/run_file_contents.hpp"
-#include "io/run_file_screen.hpp"
-#include "suite/results_store.hpp"
+#include "io/screen/run_file_contents.hpp"
+#include "io/screen/run_file_screen.hpp"
+#include "results/results_store.hpp"
 #include "suite/suite.hpp"
 
 using namespace fedbench;

@@ -1,4 +1,4 @@
-// How runs are valued (suite/score.hpp) and targets read (engine/run_config.hpp), checked on
+// How runs are valued (results/score.hpp) and targets read (engine/run_config.hpp), checked on
 // hand-built runs and on GDA over the two-client game, whose rel_error is 0.25^k after k rounds
 // at step 0.5 (the contraction (1 - eta)^2 of ||z - z*||^2).
 #include <doctest/doctest.h>
@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "engine/run_config.hpp"
 #include "support/run_helpers.hpp"
-#include "suite/score.hpp"
+#include "results/score.hpp"
 
 using namespace fedbench;
 using namespace fedbench::suite;

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "suite/grid.hpp"
-#include "suite/select.hpp"
+#include "results/select.hpp"
 #include "engine/runner.hpp"
 #include "suite/suite.hpp"
 

@@ -11,7 +11,7 @@
 #include "io/trajectory_file.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/minimax/affine_game.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 #include "suite/suite_runner.hpp"
 
 using namespace fedbench;

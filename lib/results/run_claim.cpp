@@ -1,4 +1,4 @@
-#include "suite/run_claim.hpp"
+#include "results/run_claim.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

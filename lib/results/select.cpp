@@ -1,4 +1,4 @@
-#include "suite/select.hpp"
+#include "results/select.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/trajectory_file.hpp"
-#include "suite/results_store.hpp"
-#include "suite/score.hpp"
+#include "results/results_store.hpp"
+#include "results/score.hpp"
 
 namespace fedbench::suite {
 

@@ -1,11 +1,11 @@
-#include "suite/score.hpp"
+#include "results/score.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 
 namespace fedbench::suite {
 

@@ -1,11 +1,11 @@
-#include "suite/reproduce.hpp"
+#include "experiment/reproduce.hpp"
 
 #include <filesystem>
 
 #include "core/error.hpp"
 #include "io/durable_rename.hpp"
 #include "suite/mpi_world.hpp"
-#include "suite/select.hpp"
+#include "results/select.hpp"
 
 namespace fedbench::suite {
 namespace {

@@ -1,4 +1,4 @@
-#include "suite/experiment.hpp"
+#include "experiment/experiment.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -12,8 +12,8 @@
 #include "core/text.hpp"
 #include "io/trajectory_file.hpp"
 #include "suite/grid.hpp"
-#include "suite/results_store.hpp"
-#include "suite/score.hpp"
+#include "results/results_store.hpp"
+#include "results/score.hpp"
 
 namespace fedbench::suite {
 
@@ -127,7 +127,7 @@ void read_claims(const YAML::Node& list, const std::string& file, std::vector<Cl
   }
 }
 
-// Median over a solver's runs of the metric at `at` on the claim's axis (suite/score.hpp).
+// Median over a solver's runs of the metric at `at` on the claim's axis (results/score.hpp).
 struct Measured {
   double median = NAN;
   int runs = 0;

@@ -1,4 +1,4 @@
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,9 +8,9 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "io/run_file_screen.hpp"
+#include "io/screen/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
-#include "suite/run_claim.hpp"
+#include "results/run_claim.hpp"
 
 namespace fedbench::suite {
 

@@ -1,4 +1,4 @@
-#include "io/run_file_screen.hpp"
+#include "io/screen/run_file_screen.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +19,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "io/run_file_contents.hpp"
+#include "io/screen/run_file_contents.hpp"
 
 extern char** environ;
 

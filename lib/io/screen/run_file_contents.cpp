@@ -1,4 +1,4 @@
-#include "io/run_file_contents.hpp"
+#include "io/screen/run_file_contents.hpp"
 
 #include <cstdint>
 #include <cstring>

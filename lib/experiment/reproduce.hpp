@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "suite/experiment.hpp"
+#include "experiment/experiment.hpp"
 #include "suite/suite_runner.hpp"
 
 namespace fedbench::suite {

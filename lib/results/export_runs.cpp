@@ -1,11 +1,11 @@
-#include "suite/export_runs.hpp"
+#include "results/export_runs.hpp"
 
 #include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
 #include "io/trajectory_file.hpp"
-#include "suite/results_store.hpp"
+#include "results/results_store.hpp"
 
 namespace fedbench::suite {
 

@@ -1,4 +1,4 @@
-#include "suite/check.hpp"
+#include "results/check.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "io/run_file_screen.hpp"
-#include "suite/results_store.hpp"
+#include "io/screen/run_file_screen.hpp"
+#include "results/results_store.hpp"
 
 namespace fedbench::suite {
 
