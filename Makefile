@@ -14,8 +14,11 @@ deps:
 	bash scripts/install-deps.sh
 
 # Objects compile through ccache when it is there (install-deps installs it); paths under this
-# directory are hashed relative to it, so a fresh clone elsewhere reuses the cache.
+# directory are hashed relative to it, and the build directory's path is left out of the hash of
+# objects with debug information (the clang tree's -g1), so a fresh clone elsewhere reuses the
+# cache.
 export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 CCACHE_LAUNCHER = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
 $(BUILD)/CMakeCache.txt:

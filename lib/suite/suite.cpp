@@ -229,13 +229,14 @@ std::string run_id(const std::string& text) {
   return buf;
 }
 
-Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
-  const YAML::Node root = load_yaml_file(path, "suite");
-  if (!root.IsMap()) throw UserError(path + ": a suite file is a map (name, problems, solvers, ...)");
-  check_keys(root, kTopKeys, path, "suite");
+namespace {
 
-  Suite suite;
-  suite.path = path;
+// The phases of load_suite, in order; each reads one part of the file and throws UserError
+// "FILE:LINE: ..." for a bad one.
+
+// name and results directory (a file may write only below the working directory).
+void read_name_and_results(const YAML::Node& root, const std::string& path, const SuiteOverrides& overrides,
+                           Suite& suite) {
   if (root["name"]) {
     suite.name = scalar(root["name"], path, "name");
   } else {
@@ -258,7 +259,10 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
                       "' is outside the working directory; a suite file may only name a "
                       "directory below it (pass --results DIR to write elsewhere)");
   }
+}
 
+std::vector<std::uint64_t> read_seeds(const YAML::Node& root, const std::string& path,
+                                      const SuiteOverrides& overrides) {
   std::vector<std::uint64_t> seeds{0};
   if (root["seeds"]) {
     seeds.clear();
@@ -270,6 +274,10 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
     }
   }
   if (!overrides.seeds.empty()) seeds = overrides.seeds;
+  return seeds;
+}
+
+Budget read_budget(const YAML::Node& root, const std::string& path, const SuiteOverrides& overrides) {
   Budget budget;
   if (root["rounds"]) budget.rounds = whole_number(root["rounds"], path, "rounds", 0);
   if (overrides.rounds) budget.rounds = *overrides.rounds;
@@ -289,6 +297,10 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
       }
     }
   }
+  return budget;
+}
+
+EvalSchedule read_eval(const YAML::Node& root, const std::string& path) {
   EvalSchedule eval;
   if (const auto e = root["eval"]) {
     check_keys(e, {"every", "log"}, path, "eval");
@@ -302,6 +314,36 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
       eval.log_points_per_decade = static_cast<int>(log);
     }
   }
+  return eval;
+}
+
+// Refuses a suite past kMaxSuiteRuns before any run is resolved.
+void check_size(const std::vector<Entry>& problems, const std::vector<Entry>& solvers,
+                const std::vector<Participation>& participations, std::size_t seeds, const std::string& path) {
+  double total = 0, solver_points = 0;
+  for (const auto& se : solvers)
+    solver_points += static_cast<double>(se.points.size()) *
+                     static_cast<double>(se.participations.empty() ? participations.size() : se.participations.size());
+  for (const auto& pe : problems) total += static_cast<double>(pe.points.size()) * solver_points;
+  total *= static_cast<double>(seeds);
+  if (total > kMaxSuiteRuns)
+    throw UserError(path + ": the suite expands to " + format_real(total) + " runs; a suite may have at most " +
+                    std::to_string(static_cast<long long>(kMaxSuiteRuns)) + " (split it into several suites)");
+}
+
+}  // namespace
+
+Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
+  const YAML::Node root = load_yaml_file(path, "suite");
+  if (!root.IsMap()) throw UserError(path + ": a suite file is a map (name, problems, solvers, ...)");
+  check_keys(root, kTopKeys, path, "suite");
+
+  Suite suite;
+  suite.path = path;
+  read_name_and_results(root, path, overrides, suite);
+  const std::vector<std::uint64_t> seeds = read_seeds(root, path, overrides);
+  const Budget budget = read_budget(root, path, overrides);
+  const EvalSchedule eval = read_eval(root, path);
   std::vector<Participation> participations{Participation{}};
   if (root["participation"]) participations = read_participations(root["participation"], path);
 
@@ -311,18 +353,11 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   keep_only(solvers, overrides.only_solvers, path, "solver");
   apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
   apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
+  check_size(problems, solvers, participations, seeds.size(), path);
 
-  double total = 0, solver_points = 0;
-  for (const auto& se : solvers)
-    solver_points += static_cast<double>(se.points.size()) *
-                     static_cast<double>(se.participations.empty() ? participations.size() : se.participations.size());
-  for (const auto& pe : problems) total += static_cast<double>(pe.points.size()) * solver_points;
-  total *= static_cast<double>(seeds.size());
-  if (total > kMaxSuiteRuns)
-    throw UserError(path + ": the suite expands to " + format_real(total) + " runs; a suite may have at most " +
-                    std::to_string(static_cast<long long>(kMaxSuiteRuns)) + " (split it into several suites)");
-  // Each point is resolved once, not once per run: grids crossed with seeds repeat them, and
-  // a suite near the limit would spend minutes resolving the same parameters.
+  // The runs: problem points x solver points x participations x seeds. Each point is resolved
+  // once, not once per run: grids crossed with seeds repeat them, and a suite near the limit
+  // would spend minutes resolving the same parameters.
   std::set<std::string> seen;
   for (const auto& pe : problems) {
     const EvalSchedule run_eval = root["eval"] ? eval : default_eval_schedule(pe.name);

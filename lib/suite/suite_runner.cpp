@@ -108,6 +108,43 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   return prepared;
 }
 
+// The runs this rank will run (not finished yet, or all with --force), longest first, dealt
+// round-robin over the ranks; `cached` counts the finished ones.
+struct WorkPlan {
+  std::vector<std::size_t> mine;
+  long long cached = 0;
+};
+
+WorkPlan plan_work(const Suite& suite, const ResultsStore& store, bool force, const MpiWorld& mpi) {
+  WorkPlan plan;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < suite.runs.size(); ++i) {
+    if (!force && store.state(suite.runs[i]) == RunState::done) {
+      ++plan.cached;
+      RunClaim::remove_stale(store.dir(), suite.runs[i].id);
+    } else {
+      todo.push_back(i);
+    }
+  }
+  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return suite.runs[a].cost > suite.runs[b].cost;  // longest first
+  });
+  for (std::size_t k = 0; k < todo.size(); ++k)
+    if (static_cast<int>(k % static_cast<std::size_t>(mpi.size())) == mpi.rank()) plan.mine.push_back(todo[k]);
+  return plan;
+}
+
+// Parallel runs and threads per run on this rank: the cores of this node are shared by the
+// ranks on it (mpirun puts them on one node unless told otherwise); oversubscribed pool threads
+// would spin against each other. Results do not depend on either.
+std::pair<int, int> jobs_and_threads(const SuiteOptions& options, std::size_t runs, const MpiWorld& mpi) {
+  const int cores = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) /
+                                    ranks_on_this_node(mpi));
+  const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
+                                             static_cast<int>(std::max<std::size_t>(runs, 1))));
+  return {jobs, options.threads > 0 ? options.threads : std::max(1, cores / jobs)};
+}
+
 }  // namespace
 
 void validate_suite(const Suite& suite) { prepare_all(suite); }
@@ -120,30 +157,11 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   // Validate and prepare everything first (every rank, deterministically).
   std::vector<PreparedRun> prepared = prepare_all(suite);
 
-  std::vector<std::size_t> todo;
-  long long cached = 0;
-  for (std::size_t i = 0; i < suite.runs.size(); ++i) {
-    if (!options.force && store.state(suite.runs[i]) == RunState::done) {
-      ++cached;
-      RunClaim::remove_stale(store.dir(), suite.runs[i].id);
-    } else {
-      todo.push_back(i);
-    }
-  }
-  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
-    return suite.runs[a].cost > suite.runs[b].cost;  // longest first
-  });
-  std::vector<std::size_t> mine;  // this rank's share, round-robin over the sorted list
-  for (std::size_t k = 0; k < todo.size(); ++k)
-    if (static_cast<int>(k % static_cast<std::size_t>(mpi.size())) == mpi.rank()) mine.push_back(todo[k]);
-
-  // The cores of this node are shared by the ranks on it (mpirun puts them on one node unless
-  // told otherwise); oversubscribed pool threads would spin against each other.
-  const int cores = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) /
-                                    ranks_on_this_node(mpi));
-  const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
-                                             static_cast<int>(std::max<std::size_t>(mine.size(), 1))));
-  const int threads_per_run = options.threads > 0 ? options.threads : std::max(1, cores / jobs);  // results do not depend on it
+  const WorkPlan plan = plan_work(suite, store, options.force, mpi);
+  const std::vector<std::size_t>& mine = plan.mine;
+  const long long cached = plan.cached;
+  const std::pair<int, int> parallelism = jobs_and_threads(options, mine.size(), mpi);
+  const int jobs = parallelism.first, threads_per_run = parallelism.second;  // lambdas capture these
 
   const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once
   Progress progress(static_cast<int>(mine.size()) + shown_cached, shown_cached, options.quiet,
