@@ -89,7 +89,8 @@ for name in "${harnesses[@]}"; do
     ASAN_OPTIONS=quarantine_size_mb=64${ASAN_OPTIONS:+:$ASAN_OPTIONS} \
     LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp:print_suppressions=0 \
     "$build/bin/$name" "${options[@]}" "$work/corpus" >"$work/log.txt" 2>&1 || rc=$?
-  runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$work/log.txt" | tail -n 1)
+  # Not `runs`: that is the --runs option, read again by the next harness.
+  executed=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$work/log.txt" | tail -n 1)
   found=$(find "$work/artifacts" -type f | head -n 1)
   if [ "$rc" != 0 ] || [ -n "$found" ]; then
     status=1
@@ -98,7 +99,7 @@ for name in "${harnesses[@]}"; do
     grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written|uncaught|runtime error" "$work/log.txt" | head -n 20 || true
     [ -n "$found" ] && echo "   reproduce: $build/bin/$name $found"
   else
-    summary+=("$name: ${runs:-? runs}, corpus $(find "$work/corpus" -type f | wc -l) inputs")
+    summary+=("$name: ${executed:-? runs}, corpus $(find "$work/corpus" -type f | wc -l) inputs")
   fi
 done
 
