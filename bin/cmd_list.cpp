@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "engine/solver.hpp"
 #include "engine/theory_reads.hpp"
+#include "markdown.hpp"
 #include "problem/problem_registry.hpp"
 
 namespace fedbench::cli {
@@ -38,13 +39,6 @@ void print_all(const Registry<Product>& registry) {
   }
 }
 
-// Markdown cells hold no '|' or line break.
-std::string cell(std::string text) {
-  for (auto& c : text)
-    if (c == '|' || c == '\n') c = c == '|' ? '/' : ' ';
-  return text;
-}
-
 //! The catalog of docs/catalog/: one table row per entry (aliases name what implements them),
 //! generated from the registry so that it cannot drift from the code.
 template <class Product>
@@ -56,7 +50,7 @@ void print_markdown(const Registry<Product>& registry, const std::string& kind) 
   for (const auto& name : registry.names()) {
     const auto& e = registry.get(name);
     std::cout << "| `" << e.name << "`" << (e.alias_of.empty() ? "" : " (= `" + e.alias_of + "`)") << " | "
-              << e.family << " | " << cell(e.summary) << " | " << cell(e.citation) << " |\n";
+              << e.family << " | " << markdown_cell(e.summary) << " | " << markdown_cell(e.citation) << " |\n";
   }
 }
 

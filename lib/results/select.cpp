@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "core/error.hpp"
@@ -135,7 +134,15 @@ std::string winners_suite(const std::vector<Configuration>& winners,
                           const std::vector<std::uint64_t>& seeds, const std::string& name,
                           const std::string& comment) {
   FEDBENCH_CHECK(!winners.empty(), "winners_suite needs a winner");
-  const YAML::Node config = YAML::Load(winners.front().config_text);
+  // The budget and schedule from a winner's configuration text; a crafted run file can hold
+  // text that does not parse (select itself reads that text without a parser).
+  YAML::Node config;
+  try {
+    config = YAML::Load(winners.front().config_text);
+  } catch (const YAML::Exception& e) {
+    throw UserError("the configuration of the winning " + winners.front().solver +
+                    " runs does not parse (" + e.what() + "); rerun them or remove their files");
+  }
   YAML::Emitter out;
   out << YAML::Comment(comment) << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << name;

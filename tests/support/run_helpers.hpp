@@ -59,6 +59,14 @@ struct RunSpec {
   bool scratch_per_client = false;  //!< RunConfig::scratch_per_client
 };
 
+//! Prepares and executes a request (any budget, target included) on one thread.
+inline MemoryTrajectory run_request(const RunRequest& req, const std::shared_ptr<const Problem>& p) {
+  PreparedRun prepared = prepare_run(req, p);
+  MemoryTrajectory t;
+  execute(prepared, 1, t);
+  return t;
+}
+
 inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
                             const std::string& problem_name, const ParamMap& problem_params,
                             const RunSpec& spec) {

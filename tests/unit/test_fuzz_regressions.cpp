@@ -265,4 +265,7 @@ TEST_CASE("fuzz regressions: select reads a run whose configuration text is not 
   const auto selection = suite::select_best(dir.string(), suite::SelectCriterion::parse("rel_error", "rounds=3"));
   REQUIRE(selection.winners.size() == 1);
   CHECK(selection.winners[0].participation == "full");
+  // Its winners suite needs the budget from that text: a one-line refusal, not a crash.
+  CHECK_THROWS_WITH_AS(suite::winners_suites(selection, {1}, "w", "c"),
+                       doctest::Contains("the configuration of the winning gda runs does not parse"), UserError);
 }

@@ -86,9 +86,7 @@ TEST_CASE("targets: a run stops at the first row that reaches its target, either
   req.budget.rounds = 50;
   // 0.25^k <= 1e-6 first at k = 10 (0.25^9 = 3.8e-6).
   req.budget.target = Target::parse("rel_error<=1e-6");
-  PreparedRun prepared = prepare_run(req, game);
-  MemoryTrajectory t;
-  execute(prepared, 1, t);
+  const MemoryTrajectory t = testing::run_request(req, game);
   CHECK(t.summary.reason == StopReason::target_reached);
   CHECK(t.summary.rounds == 10);
   CHECK(t.summary.message == "rel_error = 9.5367431640625e-07 <= 1e-06 at round 10");  // 2^-20 exactly
@@ -101,15 +99,11 @@ TEST_CASE("targets: a run stops at the first row that reaches its target, either
   up.solver = "sgda";
   up.solver_params = {{"step_size", "0.1"}};
   up.budget.rounds = 60;
-  MemoryTrajectory whole;
-  PreparedRun free_run = prepare_run(up, auc);
-  execute(free_run, 1, whole);
+  const MemoryTrajectory whole = testing::run_request(up, auc);
   const auto values = whole.metric("train_auc");
   const double level = 0.5 * (values.front() + *std::max_element(values.begin(), values.end()));
   up.budget.target = Target::parse("train_auc>=" + std::to_string(level));
-  MemoryTrajectory stopped;
-  PreparedRun stop_run = prepare_run(up, auc);
-  execute(stop_run, 1, stopped);
+  const MemoryTrajectory stopped = testing::run_request(up, auc);
   const auto seen = stopped.metric("train_auc");
   REQUIRE(seen.size() >= 2);
   CHECK(stopped.summary.reason == StopReason::target_reached);
