@@ -6,8 +6,11 @@ metric reaches a threshold.
     summary.py RESULTS_DIR|FILE.h5... [--at 1000,4000] [--columns upper_value,test_accuracy]
                [--group solver[,step_size]] [--reach 'upper_value<=0.3355' | 'test_accuracy>=0.9']
 
-A value at round R is the last recorded row with round <= R. Runs that did not end "ok" are
-listed as such and left out of the medians. Uses the fedbench_read module (numpy, pandas, h5py)."""
+A value at round R is the last recorded row with round <= R; a run that did not end "ok" (or
+reads NaN) counts as the worst value of the column's direction, so a group's median is the
+score `fedbench select` and the experiments' claims give it (lib/results/score.hpp). The runs
+column says how many ended ok; the first-reach median counts failed runs as never reaching.
+Uses the fedbench_read module (numpy, pandas, h5py)."""
 import argparse
 import os
 import sys
@@ -18,6 +21,20 @@ import pandas as pd
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fedbench_curves as fc  # noqa: E402
 import fedbench_read as fr  # noqa: E402
+
+
+def is_ok(run):
+    return run.attrs.get("status") == "ok" and len(run) > 0
+
+
+def scored_value(run, column, r):
+    """The column at round r as fedbench scores it: the worst value of its direction for a run
+    that did not end ok or reads NaN."""
+    value = fc.value_at_round(run, column, r) if is_ok(run) else np.nan
+    if np.isnan(value):
+        direction = run.attrs["columns_meta"].get(column, {}).get("direction", "min")
+        return -np.inf if direction == "max" else np.inf
+    return value
 
 
 def main():
@@ -66,14 +83,15 @@ def main():
     for values, idx in info.groupby(keys, dropna=False, sort=True).groups.items():
         values = values if isinstance(values, tuple) else (values,)
         members = [runs[i] for i in idx]
-        good = [r for r in members if r.attrs.get("status") == "ok" and len(r)]
+        good = [r for r in members if is_ok(r)]
         cells = [" ".join(fr.format_value(v) for v in values), f"{len(good)}/{len(members)} ok"]
         for r in rounds:
             for c in columns:
-                vals = [fc.value_at_round(run, c, r) for run in good if c in run.columns]
+                vals = [scored_value(run, c, r) for run in members if c in run.columns]
                 cells.append(f"{np.median(vals):.6g}" if vals else "-")
         if reach:
-            hits = [fc.first_reach(run, *reach)["round"] for run in good if reach[0] in run.columns]
+            hits = [fc.first_reach(run, *reach)["round"] if is_ok(run) else np.inf
+                    for run in members if reach[0] in run.columns]
             med = np.median(hits) if hits else np.inf
             cells.append("-" if not hits else "not reached" if not np.isfinite(med) else f"{med:.0f}")
         print("| " + " | ".join(cells) + " |")

@@ -50,6 +50,10 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   return h;
 }
 
+namespace {
+
+// The summary's final iterate (and y*(x) for bilevel problems, uncounted; from the run's metric
+// state when its last row solved it already), its exact solves on `pool`'s threads.
 void record_final(const Problem& problem, const Vec& model, RunSummary& summary, MetricState* state,
                   ThreadPool& pool) {
   summary.final_x = model.head(problem.dim_x());
@@ -62,6 +66,23 @@ void record_final(const Problem& problem, const Vec& model, RunSummary& summary,
   } catch (const std::exception&) {
     // no exact y*(x) here (the reference solve failed): the file simply has none
   }
+}
+
+}  // namespace
+
+RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<OracleCounts> per_client,
+                      const RunMonitor& monitor, std::int64_t completed, double wall, ThreadPool& pool,
+                      TrajectorySink& sink) {
+  RunSummary summary;
+  summary.reason = monitor.reason;
+  summary.message = monitor.message;
+  summary.rounds = completed;
+  summary.wall_time = wall;
+  summary.eval_time = monitor.eval_time();
+  summary.per_client = std::move(per_client);
+  record_final(problem, model, summary, monitor.metric_state(), pool);
+  sink.end(summary);
+  return summary;
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,

@@ -95,9 +95,6 @@ class BilevelProblem : public Problem {
   virtual void do_lower_jvp(int client, std::span<const Index> samples, const Vec& z,
                             const Vec& v, Vec& out) const = 0;
   virtual double do_upper_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
-  //! g_i and grad_y g_i over the client's whole lower batch, bit for bit equal to the two calls
-  //! (the default makes them); a problem may share its per-row work between the two.
-  virtual double do_lower_value_and_grad_y(int client, const Vec& z, Vec& grad) const;
   virtual double do_lower_value(int client, std::span<const Index> samples, const Vec& z) const = 0;
 
   //! upper_value f(x, y) at the model; hyper_objective F(x) = f(x, y*(x)); hypergrad_norm
@@ -110,13 +107,21 @@ class BilevelProblem : public Problem {
   virtual void solution_metrics(const Vec& /*z*/, const Vec& /*y_star*/, std::span<double> /*out*/) const {}
   std::string preferred_metric() const override { return "hypergrad_norm"; }
 
+  //! z with the same x and y replaced (a helper for problems' own metrics).
+  Vec with_y(const Vec& z, const Vec& y) const;
+
+  // ---- optional speed hooks (besides Problem's prefetch_client_data): a problem may leave
+  // them alone; overriding one makes the same quantities cheaper to compute. Warm starts
+  // between a run's evaluations (make_metric_state) are kept by this family for every problem.
+  //! g_i and grad_y g_i over the client's whole lower batch, bit for bit equal to the two calls
+  //! (the default makes them); a problem may share its per-row work between the two.
+  virtual double do_lower_value_and_grad_y(int client, const Vec& z, Vec& grad) const;
   //! The dense Hessian grad^2_yy g(z) of the averaged lower level, when the problem can build
   //! it for less than a few dozen Hessian-vector products (small dim_y, sparse rows): the
   //! exact solves then factor it instead of running conjugate gradients. False: not offered.
+  //! Unlike the other hooks not bit-neutral: the factored and the CG solve agree to the solve's
+  //! tolerance, not to the last bit.
   virtual bool lower_hessian(const Vec& /*z*/, Mat& /*hessian*/) const { return false; }
-
-  //! z with the same x and y replaced (a helper for problems' own metrics).
-  Vec with_y(const Vec& z, const Vec& y) const;
 
  private:
   Index lower_batch(int client, std::span<const Index> s) const {

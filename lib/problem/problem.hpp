@@ -142,9 +142,6 @@ class Problem {
                   const char* what) const;
 
   virtual Constants compute_constants() const { return {}; }
-  //! The problem's part of prefetch_client: `__builtin_prefetch` the first lines that client's
-  //! oracles read (nothing by default).
-  virtual void prefetch_client_data(int /*client*/) const {}
   //! The family's metrics (op_norm for minimax; F(x), ||grad F|| ... for bilevel).
   virtual std::vector<std::string> core_metric_names() const = 0;
   virtual void core_metrics(const Vec& z, std::span<double> out, MetricState* state) const = 0;
@@ -154,10 +151,16 @@ class Problem {
   virtual std::string preferred_metric() const { return {}; }
   virtual void extra_metrics(const Vec& /*z*/, std::span<double> /*out*/) const {}
 
+  // ---- optional speed hooks: a problem may leave them alone; overriding one changes time,
+  // never a result (the tests compare both ways).
+  //! The problem's part of prefetch_client: `__builtin_prefetch` the first lines that client's
+  //! oracles read (nothing by default).
+  virtual void prefetch_client_data(int /*client*/) const {}
+
  private:
   const Vec& reference_cached() const;
 
-  Index dim_x_ = 0, dim_y_ = 0;
+    Index dim_x_ = 0, dim_y_ = 0;
   std::vector<Index> samples_per_client_;
   mutable std::once_flag constants_once_, reference_once_;
   mutable Constants constants_;

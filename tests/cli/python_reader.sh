@@ -99,6 +99,9 @@ expect_ok "first round train_auc >= 0.8" "$python" scripts/summary.py "$results"
   --columns train_auc --reach 'train_auc>=0.8'
 expect_ok "\| gda 0.1 \| 4/4 ok" "$python" scripts/summary.py "$results" --group solver,step_size \
   --reach 'rel_error<=0.5'
+# A diverged run counts as the worst value, as in select's medians: never a silent "-".
+expect_ok "\| gda 50 \| 0/4 ok \| inf \| not reached \|" "$python" scripts/summary.py "$results" \
+  --group solver,step_size --reach 'rel_error<=0.5'
 
 # check_trajectory.py on files of three problems (one diverged).
 file_of() {  # file_of PROBLEM SOLVER STATUS: one run file of the grid
