@@ -1,6 +1,7 @@
 // `fedbench plan SUITE.yaml`: the expanded runs with their ids and state, after validating
 // everything a run would check, without running anything.
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -66,11 +67,14 @@ std::function<int()> add_plan(CLI::App& app) {
       print_plan_json(s, store);
       return 0;
     }
-    int counts[4] = {0, 0, 0, 0};
+    std::map<suite::RunState, int> counts;
+    std::map<std::string, int> stale_reasons;  // why, in first-seen order of the table below
     std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
     for (const auto& run : s.runs) {
-      const suite::RunState st = store.state(run);
-      ++counts[static_cast<int>(st)];
+      std::string why;
+      const suite::RunState st = store.state(run, &why);
+      ++counts[st];
+      if (st == suite::RunState::stale) ++stale_reasons[why];
       std::string params;
       for (const auto& [k, v] : run.request.solver_params) params += k + "=" + v + " ";
       params += "| " + run.request.problem;
@@ -80,9 +84,14 @@ std::function<int()> add_plan(CLI::App& app) {
                   run.request.solver.c_str(), static_cast<unsigned long long>(run.request.seed),
                   params.c_str());
     }
-    std::printf("suite %s: %zu runs valid: %d done, %d partial, %d new%s; results in %s\n",
-                s.name.c_str(), s.runs.size(), counts[2], counts[1], counts[0],
-                counts[3] ? (", " + std::to_string(counts[3]) + " corrupt (run again)").c_str() : "",
+    for (const auto& [why, n] : stale_reasons)
+      std::printf("stale (%d): %s\n", n, why.c_str());
+    const int stale = counts[suite::RunState::stale], corrupt = counts[suite::RunState::corrupt];
+    std::printf("suite %s: %zu runs valid: %d done, %d partial, %d new%s%s; results in %s\n",
+                s.name.c_str(), s.runs.size(), counts[suite::RunState::done],
+                counts[suite::RunState::partial], counts[suite::RunState::fresh],
+                stale ? (", " + std::to_string(stale) + " stale (run reruns them, --reuse-stale keeps them)").c_str() : "",
+                corrupt ? (", " + std::to_string(corrupt) + " corrupt (run again)").c_str() : "",
                 s.results_dir.c_str());
     return 0;
   };

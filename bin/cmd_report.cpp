@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "engine/run_config.hpp"
 #include "external.hpp"
 #include "screened_copies.hpp"
@@ -43,6 +44,15 @@ std::function<int()> add_report(CLI::App& app) {
     fs::create_directories(out, ec);
     if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
     const ScreenedRunCopies copies(o->results, out);
+    // A metric no run records would rank by another one and label it as asked: refused.
+    const auto& recorded = copies.metric_names();
+    const auto check_metric = [&](const std::string& name, const std::string& what) {
+      if (!recorded.empty() && !recorded.count(name))
+        throw UserError(what + ": no run in " + o->results + " records metric '" + name + "'; valid: " +
+                        join(std::vector<std::string>(recorded.begin(), recorded.end()), ", "));
+    };
+    if (!o->metric.empty()) check_metric(o->metric, "--metric " + o->metric);
+    for (const auto& t : targets) check_metric(t.metric, "--target " + t.to_text());
     std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out};
     for (auto& a : copies.report_arguments()) args.push_back(std::move(a));
     if (!o->metric.empty()) args.insert(args.end(), {"--metric", o->metric});

@@ -92,7 +92,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
       "reproduce", "run a paper experiment end to end and check the paper's claims (--list: all)");
   struct Options {
     std::string name, output;
-    bool list = false, markdown = false, quick = false, quiet = false, no_figure = false;
+    bool list = false, markdown = false, quick = false, quiet = false, no_figure = false, reuse_stale = false;
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -101,6 +101,8 @@ std::function<int()> add_reproduce(CLI::App& app) {
   sub->add_flag("--markdown", o->markdown, "with --list: one Markdown table (docs/catalog/experiments.md)");
   sub->add_flag("--quick", o->quick, "a reduced budget with the same claims");
   sub->add_option("--jobs", o->jobs, "runs in parallel (default: all cores)");
+  sub->add_flag("--reuse-stale", o->reuse_stale,
+                "keep finished runs made by other code or from other data instead of rerunning them");
   sub->add_option("-o,--output", o->output, "output directory (default results/reproduce/NAME)");
   sub->add_flag("-q,--quiet", o->quiet, "print only the claims");
   sub->add_flag("--no-figure", o->no_figure, "runs and claims only: no figure, no HTML report (no python)");
@@ -124,6 +126,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     options.output = o->output.empty() ? "results/reproduce/" + e.name + (o->quick ? "-quick" : "") : o->output;
     options.suite.jobs = o->jobs;
     options.suite.quiet = o->quiet;
+    options.suite.reuse_stale = o->reuse_stale;
     options.suite.command_line = command_line();
     if (!o->quiet) options.note = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
     if (!o->no_figure) options.draw = [&](const suite::Experiment& x, const std::string& report_dir) {

@@ -37,6 +37,7 @@ struct RunOptions {
   std::string suite, results;
   int jobs = 0;
   bool force = false;
+  bool reuse_stale = false;
 };
 
 // What the terminal summary needs of a run, and no more: the metric names, the first and last
@@ -85,6 +86,7 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   options.jobs = o.jobs;
   options.threads = o.threads;
   options.force = o.force;
+  options.reuse_stale = o.reuse_stale;
   options.quiet = o.quiet;
   options.command_line = command_line();
   const suite::SuiteTotals t = suite::run_suite(s, options);
@@ -92,10 +94,12 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
     throw WriteError(t.write_error + "; finished runs are kept, rerun to resume");
   if (t.write_failures > 0) return 1;  // another rank could not write (it said why)
   if (suite::world().rank() == 0 && !o.quiet)
-    std::printf("suite %s: %lld runs: %lld finished now, %lld already done, %lld diverged, "
+    std::printf("suite %s: %lld runs: %lld finished now%s, %lld already done%s, %lld diverged, "
                 "%lld failed; results in %s\n",
-                s.name.c_str(), t.total, t.finished, t.cached, t.diverged, t.failed,
-                s.results_dir.c_str());
+                s.name.c_str(), t.total, t.finished,
+                t.stale_rerun ? (" (" + std::to_string(t.stale_rerun) + " of them stale before)").c_str() : "",
+                t.cached, t.stale_kept ? (" (" + std::to_string(t.stale_kept) + " stale, kept)").c_str() : "",
+                t.diverged, t.failed, s.results_dir.c_str());
   return t.failed > 0 ? 1 : 0;
 }
 
@@ -116,6 +120,9 @@ std::function<int()> add_run(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--jobs", o->jobs, "suite: runs in parallel (default: all cores)");
   sub->add_flag("--force", o->force, "suite: rerun finished runs too");
+  sub->add_flag("--reuse-stale", o->reuse_stale,
+                "suite: keep finished runs made by other code or from other data instead of rerunning "
+                "them (the manifest marks them stale)");
   sub->add_option("--results", o->results, "suite: results directory (default from the file)");
   sub->add_option("-p,--problem-param", o->problem_params, "problem parameter key=value")
       ->allow_extra_args(false);
@@ -150,7 +157,7 @@ std::function<int()> add_run(CLI::App& app) {
     if (!o->suite.empty()) return run_suite_file(*o, *sub);
     if (o->problems.size() != 1 || o->solvers.size() != 1)
       throw UserError("run needs one --problem NAME and one --solver NAME, or a suite file");
-    for (const char* opt : {"--jobs", "--force", "--results"})
+    for (const char* opt : {"--jobs", "--force", "--reuse-stale", "--results"})
       if (sub->count(opt)) throw UserError(std::string(opt) + " applies to suite files only");
     RunRequest req;
     req.problem = o->problems.front();

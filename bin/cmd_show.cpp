@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "engine/provenance.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
@@ -20,6 +21,12 @@ std::function<int()> add_show(CLI::App& app) {
     const io::StoredRun run = io::read_trajectory_screened(*path);
     if (!*json) {
       std::cout << io::summarize_trajectory(run);
+      const auto problem = run.text.find("problem"), solver = run.text.find("solver");
+      if (problem != run.text.end() && solver != run.text.end()) {
+        const std::string why = staleness(provenance_from_attributes(run.text), problem->second, solver->second);
+        std::cout << "\nprovenance: " << (why.empty() ? "current (this build's code, the same data)" : "stale: " + why)
+                  << "\n";
+      }
       return 0;
     }
     io::JsonSink sink(std::cout, false);

@@ -59,6 +59,7 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::
         ++refused_;
         continue;
       }
+      metric_names_.insert(run->record.header.metric_names.begin(), run->record.header.metric_names.end());
       io::Hdf5TrajectoryWriter copy(dir_ + "/runs/" + fs::path(file).filename().string());
       replay(run->record, copy);
     }

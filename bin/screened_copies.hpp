@@ -9,6 +9,7 @@
 // everything fedbench's reader keeps (every attribute, column, per-client total, metric
 // description and final iterate); the /partition group, which no script reads, is left out.
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,12 @@ class ScreenedRunCopies {
   //! report.py's arguments naming the directory screened, the files refused there and the
   //! fedbench binary that scores the runs.
   std::vector<std::string> report_arguments() const;
+  //! Every metric column some copied run records, sorted.
+  const std::set<std::string>& metric_names() const { return metric_names_; }
 
  private:
   std::string results_dir_, dir_;
+  std::set<std::string> metric_names_;
   int refused_ = 0;  // run files not copied (unreadable, crafted or unfinished)
 };
 

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <memory>
 
+#include "core/data_provenance.hpp"
 #include "core/error.hpp"
 
 namespace fedbench::datasets {
 
 IdxArray read_idx(const std::string& path) {
+  note_data_file(path);  // the run records which bytes it was computed from
   std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
   if (!f) throw UserError("cannot open " + path + ": " + std::strerror(errno));
   auto read_exact = [&](void* buf, std::size_t n, const char* what) {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/data_provenance.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -123,6 +124,7 @@ std::string LabelEncoding::describe() const {
 }
 
 LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEncoding& encoding) {
+  note_data_file(path);  // the run records which bytes it was computed from
   std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (!file)
     throw UserError("cannot open dataset " + path + ": " + std::strerror(errno) +

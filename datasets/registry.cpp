@@ -9,6 +9,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/data_provenance.hpp"
 #include "core/error.hpp"
 #include "core/sha256.hpp"
 #include "core/text.hpp"
@@ -210,9 +211,13 @@ Verification verify_file(const DatasetFile& f, const std::string& full_path) {
   if (!cache.empty()) {
     std::ifstream in(cache);
     for (std::string line; std::getline(in, line);)
-      if (line == print + "\t" + f.sha256) return Verification::cached_ok;
+      if (line == print + "\t" + f.sha256) {
+        remember_registry_file(path, f.sha256);  // the run's record of it needs no second pass
+        return Verification::cached_ok;
+      }
   }
   if (sha256_file(path) != f.sha256) return Verification::mismatch;
+  remember_registry_file(path, f.sha256);
   if (!cache.empty()) {  // remember; a cache we cannot write only costs a recomputation
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(cache).parent_path(), ec);

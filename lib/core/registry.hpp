@@ -35,6 +35,9 @@ struct RegistryEntry {
   std::vector<ParamSpec> params;
   ParamMap defaults;     //!< overrides of the schema defaults (aliases)
   std::string alias_of;  //!< "" for a primary entry
+  //! The registering source file, relative to the tree ("lib/solvers/minimax/sgda.cpp"; ""
+  //! for test-only entries): whose build-time fingerprint a run records.
+  std::string source;
   //! Implementation version, part of every run's identity: bump it when a change alters
   //! results, and suites rerun the runs it affects. Declared as `static constexpr int
   //! version = N;` in the solver or problem (default 1).

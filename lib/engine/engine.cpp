@@ -27,6 +27,8 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   h.problem_kind = kind_name(problem.kind());
   h.dim_x = problem.dim_x();
   h.seed = config.seed;
+  h.provenance = current_code(config.problem, config.solver);
+  h.provenance.data = problem.data_files();
   // The constants known without deferred work, and those this run's presets read: the same
   // set for a run alone or inside a suite whose runs share the instance.
   h.constants = problem.constants().eager_values();

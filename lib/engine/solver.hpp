@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/code_fingerprint.hpp"
 #include "core/registry.hpp"
 #include "engine/engine.hpp"
 #include "engine/run_config.hpp"
@@ -79,10 +80,11 @@ template <class S>
 struct SolverRegistrar {
   static_assert(check_solver_contract<S>());
 
-  SolverRegistrar(const char* name, const char* summary, const char* citation) {
+  SolverRegistrar(const char* name, const char* summary, const char* citation, const char* file = nullptr) {
     // Not a structured binding: lambdas cannot capture one under clang 14.
     auto described = describe_entry<SolverRunner, S>("solver", name, summary, citation);
     RegistryEntry<SolverRunner>& e = described.first;
+    e.source = source_key(file);
     const Schema<typename S::Params> schema = described.second;
     e.family = kind_name(solver_problem_kind<S>());
     e.make = [schema](const std::string& as, const ParamMap& given, const ParamMap& defaults) {
@@ -113,7 +115,7 @@ struct SolverAliasRegistrar {
 //! Registers solver struct `Type` under `name`; the contract is checked at compile time.
 #define FEDBENCH_REGISTER_SOLVER(Type, name, summary, citation)                    \
   static const ::fedbench::SolverRegistrar<Type> FEDBENCH_SOLVER_CONCAT(           \
-      fedbench_solver_registrar_, __LINE__)(name, summary, citation)
+      fedbench_solver_registrar_, __LINE__)(name, summary, citation, __FILE__)
 //! A registered name for `base` with some defaults changed (e.g. the deterministic variant).
 //! Usage: FEDBENCH_REGISTER_SOLVER_ALIAS("local-gda", "local-sgda", "summary", {"batch_size", "0"});
 #define FEDBENCH_REGISTER_SOLVER_ALIAS(alias, base, summary, ...)                  \

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/provenance.hpp"
 #include "problem/metric_names.hpp"
 #include "problem/minimax_problem.hpp"
 #include "problem/oracle_counts.hpp"
@@ -80,6 +81,7 @@ struct RunHeader {
   RunEnvironment env;
   std::vector<std::int64_t> client_samples;  //!< m_i per client
   std::optional<ClientLabels> client_labels;  //!< label histogram per client, if labelled
+  RunProvenance provenance;  //!< the code and data that compute it
 };
 
 struct RunSummary {

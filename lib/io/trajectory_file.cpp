@@ -102,6 +102,8 @@ void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
   h5::write_attribute(root, "env_hdf5_version", h5::library_version());
   h5::write_attribute(root, "env_compiler", h.env.compiler);
   h5::write_attribute(root, "env_isa", h.env.isa);
+  if (h.provenance.recorded)  // a copy of an older file keeps saying it was not recorded
+    for (const auto& [name, value] : provenance_attributes(h.provenance)) h5::write_attribute(root, name, value);
   h5::write_attribute(root, "status", std::string("running"));
   h5::write_attribute(root, "stop_reason", std::string(""));
 
@@ -271,6 +273,15 @@ std::string summarize_trajectory(const StoredRun& run) {
       << number("env_threads") << " threads, " << number("env_mpi_ranks") << " MPI ranks; Eigen "
       << text("env_eigen_version") << ", HDF5 " << text("env_hdf5_version")
       << (run.text.count("env_isa") ? ", " + text("env_isa") + " build" : std::string()) << "\n";
+  const RunProvenance provenance = provenance_from_attributes(run.text);
+  if (provenance.recorded) {
+    o << "code:     numerics " << provenance.numerics << ", solver " << provenance.solver_code << ", problem "
+      << provenance.problem_code << " (build-time fingerprints)\n";
+    for (const auto& f : provenance.data)
+      o << "data:     " << f.absolute << " (" << f.size << " bytes, sha256 " << f.sha256 << ")\n";
+  } else {
+    o << "code:     not recorded (written before fedbench recorded the code behind a run)\n";
+  }
   o
     << "\nconfiguration:\n";
   for (const auto& line : split(text("config"), '\n'))

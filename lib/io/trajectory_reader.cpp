@@ -47,6 +47,7 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
            static_cast<std::int64_t>(number("env_threads")),
            static_cast<std::int64_t>(number("env_mpi_ranks"))};
   if (const std::string isa = text("env_isa"); !isa.empty()) h.env.isa = isa;
+  h.provenance = provenance_from_attributes(run.text);
   for (const auto& name : run.column_names)
     if (const auto it = meta.find(name); it != meta.end()) {
       h.metric_names.push_back(name);
@@ -116,7 +117,9 @@ const RootAttribute kRootAttributes[] = {
     {"env_mpi_ranks", Kind::count, false, kExact}, {"env_eigen_version", Kind::text},
     {"env_hdf5_version", Kind::text}, {"env_compiler", Kind::text}, {"env_isa", Kind::text},
     {"status", Kind::text, true}, {"stop_reason", Kind::text, true}, {"message", Kind::text},
-    {"rounds", Kind::count, true, kExact}, {"wall_time", Kind::real}, {"eval_time", Kind::real}};
+    {"rounds", Kind::count, true, kExact}, {"wall_time", Kind::real}, {"eval_time", Kind::real},
+    {"code_numerics", Kind::text}, {"code_solver", Kind::text}, {"code_problem", Kind::text},
+    {"data_files", Kind::text}};
 
 bool is_count(double v, double limit) { return v >= 0 && v < limit && v == std::floor(v); }
 

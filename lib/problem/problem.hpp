@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/data_provenance.hpp"
 #include "core/types.hpp"
 #include "problem/constant_names.hpp"
 #include "problem/instance_writer.hpp"
@@ -133,6 +134,10 @@ class Problem {
   //! The metric used for divergence detection and as the default target.
   std::string primary_metric() const;
 
+  //! The data files this instance was built from (path, location, size, SHA-256), recorded by
+  //! the registry while it constructed the instance; empty for generated instances.
+  const std::vector<DataFileRecord>& data_files() const { return data_files_; }
+
  protected:
   Problem() = default;
   //! Called by the concrete constructor once the shape is known.
@@ -160,6 +165,9 @@ class Problem {
  private:
   const Vec& reference_cached() const;
 
+  template <class P>
+  friend struct ProblemRegistrar;
+  std::vector<DataFileRecord> data_files_;
     Index dim_x_ = 0, dim_y_ = 0;
   std::vector<Index> samples_per_client_;
   mutable std::once_flag constants_once_, reference_once_;

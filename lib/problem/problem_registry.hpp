@@ -9,6 +9,8 @@
 #include <concepts>
 #include <type_traits>
 
+#include "core/code_fingerprint.hpp"
+#include "core/data_provenance.hpp"
 #include "core/registry.hpp"
 #include "problem/bilevel_problem.hpp"
 #include "problem/minimax_problem.hpp"
@@ -48,10 +50,11 @@ template <class P>
 struct ProblemRegistrar {
   static_assert(check_problem_contract<P>());
 
-  ProblemRegistrar(const char* name, const char* summary, const char* citation) {
+  ProblemRegistrar(const char* name, const char* summary, const char* citation, const char* file = nullptr) {
     // Not a structured binding: lambdas cannot capture one under clang 14.
     auto described = describe_entry<Problem, P>("problem", name, summary, citation);
     RegistryEntry<Problem>& e = described.first;
+    e.source = source_key(file);
     const Schema<typename P::Params> schema = described.second;
     e.family = std::is_base_of_v<BilevelProblem, P> ? "bilevel" : "minimax";
     // Every registered problem states it (a unit test checks that none is missing).
@@ -59,7 +62,10 @@ struct ProblemRegistrar {
     if constexpr (requires { P::kExpensiveMetrics; }) e.expensive_metrics = P::kExpensiveMetrics;
     else e.expensive_metrics = std::is_base_of_v<BilevelProblem, P>;
     e.make = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
-      return std::unique_ptr<Problem>(new P(schema.parse(given, defaults)));
+      const DataFileScope data;  // the files the instance reads, recorded with every run
+      std::unique_ptr<Problem> problem(new P(schema.parse(given, defaults)));
+      problem->data_files_ = data.files();
+      return problem;
     };
     e.resolve = [schema](const std::string&, const ParamMap& given, const ParamMap& defaults) {
       return schema.to_map(schema.parse(given, defaults));
@@ -74,4 +80,4 @@ struct ProblemRegistrar {
 #define FEDBENCH_PROBLEM_CONCAT(a, b) FEDBENCH_PROBLEM_CONCAT_(a, b)
 #define FEDBENCH_REGISTER_PROBLEM(Type, name, summary, citation)                     \
   static const ::fedbench::ProblemRegistrar<Type> FEDBENCH_PROBLEM_CONCAT(          \
-      fedbench_problem_registrar_, __LINE__)(name, summary, citation)
+      fedbench_problem_registrar_, __LINE__)(name, summary, citation, __FILE__)

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "engine/provenance.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/run_claim.hpp"
@@ -21,6 +22,7 @@ std::string to_string(RunState s) {
     case RunState::fresh: return "new";
     case RunState::partial: return "partial";
     case RunState::done: return "done";
+    case RunState::stale: return "stale";
     case RunState::corrupt: return "corrupt";
   }
   return "?";
@@ -57,14 +59,22 @@ std::string configuration_key(const std::string& text) {
 
 }  // namespace
 
-std::string run_file_problem(const std::string& path, const std::string& identity_text) {
-  const io::ScreenVerdict verdict = io::screen_run_file(path);
+namespace {
+
+std::string verdict_problem(const std::string& path, const io::ScreenVerdict& verdict,
+                            const std::string& identity_text) {
   if (!verdict.problem.empty()) return verdict.problem;
   if (verdict.status.empty() || verdict.status == "running") return path + ": the run's end was never written";
   if (!identity_text.empty() && configuration_key(verdict.config) != configuration_key(identity_text))
     return path + ": holds another run (its problem, solver or seed is not the one this name "
                   "stands for)";
   return "";
+}
+
+}  // namespace
+
+std::string run_file_problem(const std::string& path, const std::string& identity_text) {
+  return verdict_problem(path, io::screen_run_file(path), identity_text);
 }
 
 std::optional<io::StoredRun> read_complete_run(const std::string& file) {
@@ -92,11 +102,20 @@ std::vector<double> counter_axis(const io::StoredRun& run, const std::string& ax
   return x;
 }
 
-RunState ResultsStore::state(const SuiteRun& run) const {
+RunState ResultsStore::state(const SuiteRun& run, std::string* why) const {
   const std::string file = run_file(run.id);
   std::error_code ec;
-  if (fs::exists(file, ec))
-    return run_file_problem(file, run.identity_text).empty() ? RunState::done : RunState::corrupt;
+  if (fs::exists(file, ec)) {
+    const io::ScreenVerdict verdict = io::screen_run_file(file);
+    std::string reason = verdict_problem(file, verdict, run.identity_text);
+    RunState state = RunState::corrupt;
+    if (reason.empty()) {
+      reason = staleness(verdict.provenance, run.request.problem, run.request.solver);
+      state = reason.empty() ? RunState::done : RunState::stale;
+    }
+    if (why) *why = reason;
+    return state;
+  }
   if (fs::exists(file + ".part", ec)) return RunState::partial;
   return RunState::fresh;
 }
@@ -126,13 +145,26 @@ std::vector<std::string> ResultsStore::finished_files() const {
   return out;
 }
 
+namespace {
+
+// "current", or "stale: why" for a run made by other code or from other data (kept by
+// --reuse-stale, or left from an older configuration).
+std::string provenance_column(const io::StoredRun& r) {
+  const std::string why = staleness(provenance_from_attributes(r.text), r.text.at("problem"), r.text.at("solver"));
+  std::string cell = why.empty() ? "current" : "stale: " + why;
+  std::replace(cell.begin(), cell.end(), '\t', ' ');
+  return cell;
+}
+
+}  // namespace
+
 void ResultsStore::write_manifest() const {
   const DirectoryLock lock(dir_);  // one writer at a time; the last one sees every run
   const std::string path = dir_ + "/manifest.tsv", tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
     out << "id\tstatus\tstop_reason\trounds\tproblem\tproblem_params\tsolver\tsolver_params\tseed"
-           "\tfile\n";
+           "\tprovenance\tfile\n";
     for (const auto& file : finished_files()) {
       const auto run = read_complete_run(file);
       if (!run) continue;
@@ -147,7 +179,7 @@ void ResultsStore::write_manifest() const {
           << static_cast<long long>(r.numbers.at("rounds")) << '\t' << r.text.at("problem") << '\t'
           << params(r.problem_params) << '\t' << r.text.at("solver") << '\t'
           << params(r.solver_params) << '\t' << static_cast<unsigned long long>(r.numbers.at("seed"))
-          << '\t' << "runs/" << id << ".h5\n";
+          << '\t' << provenance_column(r) << '\t' << "runs/" << id << ".h5\n";
     }
     out.flush();
     if (!out) {

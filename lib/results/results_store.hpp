@@ -12,7 +12,9 @@
 
 namespace fedbench::suite {
 
-enum class RunState { fresh, partial, done, corrupt };
+//! stale: a finished run of this configuration, computed by other code or from other data
+//! than this build and the data files now hold.
+enum class RunState { fresh, partial, done, stale, corrupt };
 std::string to_string(RunState s);
 
 class ResultsStore {
@@ -20,10 +22,12 @@ class ResultsStore {
   explicit ResultsStore(std::string dir) : dir_(std::move(dir)) {}
   const std::string& dir() const { return dir_; }
   std::string run_file(const std::string& id) const { return dir_ + "/runs/" + id + ".h5"; }
-  //! done: the final file reads back as a finished run of this configuration; corrupt: it
-  //! exists but does not (or holds another run); partial: only a .part exists (a run that was
-  //! stopped).
-  RunState state(const SuiteRun& run) const;
+  //! done: the final file reads back as a finished run of this configuration, computed by
+  //! this build's code from the data its files hold now; stale: the same, but by other code or
+  //! from other data; corrupt: it exists but does not read (or holds another run); partial:
+  //! only a .part exists (a run that was stopped). `why` receives the reason of stale and
+  //! corrupt.
+  RunState state(const SuiteRun& run, std::string* why = nullptr) const;
   //! Moves a corrupt run file to runs/<id>.h5.corrupt (kept for inspection); returns why it
   //! was corrupt.
   std::string set_aside(const SuiteRun& run) const;

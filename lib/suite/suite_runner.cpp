@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -113,13 +114,21 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
 struct WorkPlan {
   std::vector<std::size_t> mine;
   long long cached = 0;
+  long long stale = 0;       // finished by other code or from other data
+  std::string stale_reason;  // the first one's
 };
 
-WorkPlan plan_work(const Suite& suite, const ResultsStore& store, bool force, const MpiWorld& mpi) {
+WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOptions& options,
+                   const MpiWorld& mpi) {
   WorkPlan plan;
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < suite.runs.size(); ++i) {
-    if (!force && store.state(suite.runs[i]) == RunState::done) {
+    std::string why;
+    const RunState state = options.force ? RunState::fresh : store.state(suite.runs[i], &why);
+    if (state == RunState::stale) {
+      if (plan.stale++ == 0) plan.stale_reason = why;
+    }
+    if (state == RunState::done || (state == RunState::stale && options.reuse_stale)) {
       ++plan.cached;
       RunClaim::remove_stale(store.dir(), suite.runs[i].id);
     } else {
@@ -157,7 +166,12 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   // Validate and prepare everything first (every rank, deterministically).
   std::vector<PreparedRun> prepared = prepare_all(suite);
 
-  const WorkPlan plan = plan_work(suite, store, options.force, mpi);
+  const WorkPlan plan = plan_work(suite, store, options, mpi);
+  if (plan.stale > 0 && mpi.rank() == 0 && !options.quiet)  // every rank planned the same
+    std::fprintf(stderr, "fedbench: %s %lld stale run%s (%s%s)%s\n",
+                 options.reuse_stale ? "keeping" : "rerunning", plan.stale, plan.stale == 1 ? "" : "s",
+                 plan.stale_reason.c_str(), plan.stale > 1 ? "; `fedbench plan` lists each" : "",
+                 options.reuse_stale ? " as --reuse-stale asks; the manifest marks them" : "");
   const std::vector<std::size_t>& mine = plan.mine;
   const long long cached = plan.cached;
   const std::pair<int, int> parallelism = jobs_and_threads(options, mine.size(), mpi);
@@ -176,7 +190,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   auto run_claimed = [&](std::size_t index, RunClaim& claim) {
     const SuiteRun& run = suite.runs[index];
     const RunState state = store.state(run);
-    if (!options.force && state == RunState::done) {
+    if (!options.force && (state == RunState::done || (state == RunState::stale && options.reuse_stale))) {
       claim.finished();
       ++finished_elsewhere;
       progress.finished_elsewhere();
@@ -254,6 +268,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   totals.write_failures = write_failures;
   totals.diverged = mpi.sum(diverged);
   totals.failed = mpi.sum(failed);
+  (options.reuse_stale ? totals.stale_kept : totals.stale_rerun) = plan.stale;
   return totals;
 }
 

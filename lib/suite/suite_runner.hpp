@@ -15,12 +15,16 @@ struct SuiteOptions {
   int jobs = 0;          //!< parallel runs per process; 0 = all cores
   int threads = 0;       //!< client threads per run; 0 = this node's cores / jobs
   bool force = false;    //!< rerun finished runs
+  //! Keep finished runs made by other code or from other data (stale) instead of rerunning
+  //! them; the manifest marks them.
+  bool reuse_stale = false;
   bool quiet = false;
   std::string command_line;
 };
 
 struct SuiteTotals {
   long long total = 0, cached = 0, finished = 0, diverged = 0, failed = 0;
+  long long stale_rerun = 0, stale_kept = 0;  //!< stale runs found (each rank's own plan summed)
   std::string write_error;       //!< this process's first refused write ("" if none)
   long long write_failures = 0;  //!< processes (ranks) whose writes were refused
 };

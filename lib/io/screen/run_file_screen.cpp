@@ -257,9 +257,9 @@ ScreenVerdict screen_run_file(const std::string& path) {
       const auto it = run.text.find(key);
       return it == run.text.end() ? std::string() : it->second;
     };
-    return {"", text("status"), text("config")};
+    return {"", text("status"), text("config"), provenance_from_attributes(run.text)};
   } catch (const UserError& e) {
-    return {naming(path, e.what()), "", ""};
+    return {naming(path, e.what()), "", "", {}};
   }
 }
 

@@ -28,6 +28,7 @@ struct ScreenVerdict {
   std::string problem;  //!< why the file is not a readable run file; "" when it is
   std::string status;   //!< the run's status attribute when readable ("" if absent)
   std::string config;   //!< its configuration text when readable
+  RunProvenance provenance;  //!< the code and data recorded as having computed it
 };
 
 //! Reads `path` whole behind the screen (in process when none is configured).
