@@ -52,6 +52,21 @@ expect_ok "wrote .*index.html" "$python" scripts/report.py "$results" -o "$scrat
   --target 'train_auc>=0.8' --target 'rel_error<=1e-3'
 expect_fail 1 "report.py: --target: target 'auc=1': expected METRIC<=VALUE or METRIC>=VALUE" \
   "$python" scripts/report.py "$results" -o "$scratch/bad" --target 'auc=1'
+# fedbench report refuses a column no run records, naming the valid ones, before drawing (the
+# planted unreadable file is reported first).
+refused() {  # refused WANT args...: exit 2, the last stderr line matching WANT, no page
+  local want=$1 err rc
+  shift
+  checks=$((checks + 1))
+  err=$("$fedbench" report "$results" -o "$scratch/refused" "$@" 2>&1 >/dev/null) && rc=0 || rc=$?
+  if [ "$rc" != 2 ] || ! tail -n 1 <<<"$err" | grep -q -E -- "$want" || [ -e "$scratch/refused/index.html" ]; then
+    echo "FAIL: report $*: exit $rc"; sed 's/^/  | /' <<<"$err"; failures=$((failures + 1))
+  fi
+}
+refused "^fedbench: --metric nosuch: no run in $results records metric 'nosuch'; valid: objective, op_norm, rel_error, train_auc$" \
+  --metric nosuch
+refused "^fedbench: --target nosuch<=1: no run in $results records metric 'nosuch'; valid: " --target 'nosuch<=1'
+refused "^fedbench: target 'auc=1' is not of the form METRIC<=VALUE or METRIC>=VALUE" --target 'auc=1'
 
 # The page: one file, no script, nothing fetched, every figure a PNG data URI that decodes.
 checks=$((checks + 1))
