@@ -18,20 +18,23 @@ std::function<int()> add_export(CLI::App& app) {
   struct Options {
     std::vector<std::string> inputs;
     std::string output, format;
-    bool csv = false;
+    bool csv = false, all = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("inputs", o->inputs, "results directories and/or run files (.h5)")->required();
   sub->add_option("--format", o->format, "csv (a row per recorded round) or json (an object per run)");
   sub->add_flag("--csv", o->csv, "same as --format csv");
   sub->add_option("-o,--output", o->output, "output file (default: standard output)");
+  sub->add_flag("--all", o->all,
+                "every run file of a results directory, also those of older configurations that the suites "
+                "last run there no longer have");
   return [o] {
     if (o->csv && !o->format.empty() && o->format != "csv")
       throw UserError("give --csv or --format " + o->format + ", not both");
     if (o->csv) o->format = "csv";
     if (o->format.empty()) throw UserError("export needs a format: --format csv or --format json");
     const io::OutputFormat format = io::parse_output_format(o->format);
-    const auto files = suite::collect_run_files(o->inputs);
+    const auto files = suite::collect_run_files(o->inputs, o->all);
     if (o->output.empty()) {
       suite::export_runs(files, format, std::cout);
       return 0;

@@ -26,6 +26,7 @@ std::function<int()> add_report(CLI::App& app) {
   struct Options {
     std::string results, output, metric;
     std::vector<std::string> targets;
+    bool all = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("results", o->results, "results directory of a suite")->required();
@@ -33,6 +34,9 @@ std::function<int()> add_report(CLI::App& app) {
   sub->add_option("--metric", o->metric, "metric to judge by (default: each run's primary metric)");
   sub->add_option("--target", o->targets, "target METRIC<=V or METRIC>=V for the cost tables; repeatable")
       ->allow_extra_args(false);
+  sub->add_flag("--all", o->all,
+                "every run file of the directory, also those of older configurations that the suites last "
+                "run there no longer have");
   return [o] {
     // Read by the run's own parser before any work, so both commands take the same texts.
     std::vector<Target> targets;
@@ -43,7 +47,7 @@ std::function<int()> add_report(CLI::App& app) {
     const std::string out = o->output.empty() ? (fs::path(o->results) / "report").string() : o->output;
     fs::create_directories(out, ec);
     if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
-    const ScreenedRunCopies copies(o->results, out);
+    const ScreenedRunCopies copies(o->results, out, o->all);
     // A metric no run records would rank by another one and label it as asked: refused.
     const auto& recorded = copies.metric_names();
     const auto check_metric = [&](const std::string& name, const std::string& what) {

@@ -68,7 +68,7 @@ std::function<int()> add_select(CLI::App& app) {
   auto* sub = app.add_subcommand("select", "pick the best configuration per solver from a results directory");
   struct Options {
     std::string results, metric, at, report_seeds = "range(1000, 1005)", output;
-    bool maximize = false, minimize = false, json = false, no_suite = false;
+    bool maximize = false, minimize = false, json = false, no_suite = false, all = false;
   };
   auto o = std::make_shared<Options>();
   sub->add_option("results", o->results, "results directory of a suite")->required();
@@ -78,6 +78,9 @@ std::function<int()> add_select(CLI::App& app) {
   sub->add_flag("--minimize", o->minimize, "the smallest median wins (default: the metric's recorded direction)");
   sub->add_flag("--json", o->json, "print the selection as JSON instead of a table (every configuration's scores too)");
   sub->add_flag("--no-suite", o->no_suite, "print only: write no winners suite file");
+  sub->add_flag("--all", o->all,
+                "every run file of the directory, also those of older configurations that the suites last "
+                "run there no longer have");
   sub->add_option("--at", o->at, "rounds=R | samples=S | bytes=B | auc")->required();
   sub->add_option("--report-seeds", o->report_seeds,
                   "seeds of the winners' suite (default range(1000, 1005)); list a,b,c or range(a, b)");
@@ -85,7 +88,7 @@ std::function<int()> add_select(CLI::App& app) {
   return [o] {
     if (o->maximize && o->minimize) throw UserError("give --maximize or --minimize, not both");
     auto criterion = suite::SelectCriterion::parse(
-        o->metric.empty() ? suite::recorded_primary_metric(o->results) : o->metric, o->at);
+        o->metric.empty() ? suite::recorded_primary_metric(o->results, o->all) : o->metric, o->at);
     if (o->maximize || o->minimize) criterion.direction = o->maximize ? Direction::max : Direction::min;
     // "range(a, b)" / "logspace(..)" as one item; otherwise a comma-separated list.
     const bool call = o->report_seeds.find('(') != std::string::npos;
@@ -98,7 +101,7 @@ std::function<int()> add_select(CLI::App& app) {
           throw UserError("--report-seeds: '" + v + "' is not a whole number >= 0");
         seeds.push_back(static_cast<std::uint64_t>(seed));
       }
-    const suite::Selection sel = suite::select_best(o->results, criterion);
+    const suite::Selection sel = suite::select_best(o->results, criterion, o->all);
 
     const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
     const auto suites = suite::winners_suites(
@@ -132,8 +135,12 @@ std::function<int()> add_select(CLI::App& app) {
       }
     }
     for (std::size_t k = 0; k < paths.size(); ++k) {
+      std::error_code ec;
+      const bool replaced = std::filesystem::exists(paths[k], ec);
       io::write_text_file(paths[k], suites[k]);
-      if (!o->json) std::printf("winners suite: %s\n", paths[k].c_str());
+      if (!o->json)
+        std::printf("winners suite: %s%s\n", paths[k].c_str(),
+                    replaced ? " (replaced the previous one; -o writes elsewhere)" : "");
     }
     return 0;
   };

@@ -23,5 +23,6 @@ std::function<int()> add_data(CLI::App& app);
 std::function<int()> add_instance(CLI::App& app);
 std::function<int()> add_report(CLI::App& app);
 std::function<int()> add_reproduce(CLI::App& app);
+std::function<int()> add_prune(CLI::App& app);
 
 }  // namespace fedbench::cli

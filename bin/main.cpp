@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,
                    fedbench::cli::add_check, fedbench::cli::add_select,
                    fedbench::cli::add_data, fedbench::cli::add_instance,
-                   fedbench::cli::add_report, fedbench::cli::add_reproduce}) {
+                   fedbench::cli::add_report, fedbench::cli::add_reproduce, fedbench::cli::add_prune}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
              "a suite), show (a run file), plan (a suite's runs), export (CSV), check (against "
              "stored references), select (best configuration per solver), report (an HTML page of "
              "a results directory), reproduce (a paper experiment with its claims checked), instance (a problem's data for checks outside fedbench), data "
-             "(datasets). "
+             "(datasets), prune (run files of older configurations). "
              "Details: fedbench SUBCOMMAND --help.");
   try {
     app.parse(argc, argv);

@@ -42,7 +42,7 @@ void remove_abandoned_scratch(const fs::path& parent) {
 
 }  // namespace
 
-ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::string& parent)
+ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::string& parent, bool all_runs)
     : results_dir_(results_dir),
       dir_((fs::path(parent) / (scratch_prefix() + std::to_string(::getpid()))).string()) {
   remove_abandoned_scratch(parent);
@@ -53,16 +53,19 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::
   try {
     if (!fs::create_directory(dir_ + "/runs", ec) || ec)
       throw WriteError("cannot create " + dir_ + "/runs: " + ec.message());
-    for (const auto& file : suite::ResultsStore(results_dir).finished_files()) {
+    suite::StaleTally stale;
+    for (const auto& file : suite::ResultsStore(results_dir).suite_files(all_runs)) {
       const auto run = suite::read_complete_run(file);  // reports a refused file itself
       if (!run) {
         ++refused_;
         continue;
       }
       metric_names_.insert(run->record.header.metric_names.begin(), run->record.header.metric_names.end());
+      stale.add(*run);
       io::Hdf5TrajectoryWriter copy(dir_ + "/runs/" + fs::path(file).filename().string());
       replay(run->record, copy);
     }
+    stale.report();
   } catch (...) {
     fs::remove_all(dir_, ec);
     throw;

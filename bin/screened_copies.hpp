@@ -21,7 +21,8 @@ class ScreenedRunCopies {
   //! (.screened-runs-HOST-PID/runs: fedbench writes only beside the outputs it was given),
   //! reporting each refused file on stderr ("fedbench: skipped: FILE: why"). Scratch
   //! directories that this host's killed reports left there (their process is gone) go first.
-  ScreenedRunCopies(const std::string& results_dir, const std::string& parent);
+  //! Only the runs of the suites last run in results_dir unless `all_runs`.
+  ScreenedRunCopies(const std::string& results_dir, const std::string& parent, bool all_runs = false);
   //! Removes scratch_dir.
   ~ScreenedRunCopies();
   ScreenedRunCopies(const ScreenedRunCopies&) = delete;

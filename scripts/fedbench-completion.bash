@@ -24,7 +24,7 @@ _fedbench_subcommands() {
                s && /^  [a-z]/ { print $1; next }
                s && !/^   / { s = 0 }' <<<"$REPLY")
   if [[ -z $REPLY && $# -eq 0 ]]; then  # fedbench not runnable: the known list
-    REPLY="list describe run show plan export check select data instance report reproduce"
+    REPLY="list describe run show plan export check select data instance report reproduce prune"
   fi
 }
 

@@ -103,8 +103,20 @@ def load_run(path):
     return df
 
 
-def run_files(sources):
-    """The .h5 files of results directories (their runs/, else the directory) and files."""
+def suite_ids(results_dir):
+    """The run ids of the suites last run in a results directory (its suite.tsv), or None."""
+    try:
+        with open(os.path.join(results_dir, "suite.tsv")) as f:
+            rows = [line.rstrip("\n").split("\t") for line in f]
+    except OSError:
+        return None
+    return {r[1] for r in rows if len(r) == 5 and len(r[1]) == 16}
+
+
+def run_files(sources, all_runs=False):
+    """The .h5 files of results directories (their runs/, else the directory) and files. Of a
+    results directory where fedbench recorded its suites' runs (suite.tsv), only those runs,
+    as `fedbench select`, `export` and `report` show it, unless all_runs."""
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     paths = []
@@ -112,13 +124,22 @@ def run_files(sources):
         s = os.fspath(s)
         if os.path.isdir(s):
             runs = os.path.join(s, "runs")
-            paths += sorted(glob.glob(os.path.join(runs if os.path.isdir(runs) else s, "*.h5")))
+            found = sorted(glob.glob(os.path.join(runs if os.path.isdir(runs) else s, "*.h5")))
+            ids = None if all_runs else suite_ids(s)
+            if ids is not None:
+                kept = [p for p in found if os.path.basename(p)[:-3] in ids]
+                if len(kept) < len(found):
+                    print(f"fedbench_read: {s}: {len(found) - len(kept)} run files are not in the runs "
+                          "of the suites last run here (older configurations, suite.tsv): left out; "
+                          "all_runs=True includes them", file=sys.stderr)
+                found = kept
+            paths += found
         else:
             paths.append(s)
     return paths
 
 
-def read_runs(sources):
+def read_runs(sources, all_runs=False):
     """load_run of every file of `sources`, skipping unreadable files with a warning."""
     if isinstance(sources, pd.DataFrame):
         return [sources]
@@ -126,7 +147,7 @@ def read_runs(sources):
             isinstance(s, pd.DataFrame) for s in sources):
         return list(sources)
     runs = []
-    for path in run_files(sources):
+    for path in run_files(sources, all_runs):
         if not os.path.exists(path):
             print(f"fedbench_read: skipping {path}: no such file or directory", file=sys.stderr)
             continue

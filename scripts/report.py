@@ -369,6 +369,8 @@ def main():
     ap.add_argument("--target", action="append", default=[], help="METRIC<=V or METRIC>=V")
     ap.add_argument("--metric", default="", help="metric that ranks configurations and is plotted")
     ap.add_argument("--title", default="")
+    ap.add_argument("--all", action="store_true", help="every run file of RESULTS_DIR, also those "
+                    "of older configurations its suites no longer have (suite.tsv)")
     # `fedbench report` hands this script copies of the run files it screened: the directory
     # the page names, and how many files it refused there.
     ap.add_argument("--source", default="", help="results directory to name on the page "
@@ -383,7 +385,7 @@ def main():
         targets = [fc.parse_target(t) for t in args.target]
     except ValueError as e:
         sys.exit(f"report.py: --target: {e}")
-    files = fr.run_files(args.results)
+    files = fr.run_files(args.results, args.all)
     runs = [fr.add_derived(r) for r in fr.read_runs(files)]
     if not runs:
         sys.exit(f"report.py: no readable run file in {source}")

@@ -337,10 +337,13 @@ std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
                                       const std::vector<std::string>& results_dirs) {
   std::vector<std::string> files;
   for (const auto& dir : results_dirs) {
-    const auto more = ResultsStore(dir).finished_files();
+    const auto more = ResultsStore(dir).suite_files(/*all=*/false);
     files.insert(files.end(), more.begin(), more.end());
   }
   const std::vector<io::StoredRun> runs = read_complete_runs(files);
+  StaleTally stale;  // reproduce reruns stale runs; those kept with --reuse-stale are said to be
+  for (const auto& r : runs) stale.add(r);
+  stale.report();
   std::vector<ClaimResult> out;
   for (const auto& c : claims) {
     ClaimResult r;

@@ -9,13 +9,13 @@
 
 namespace fedbench::suite {
 
-std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs) {
+std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs, bool all_runs) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   for (const auto& input : inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
-      const auto found = ResultsStore(input).finished_files();
+      const auto found = ResultsStore(input).suite_files(all_runs);
       if (found.empty())
         throw UserError("no finished runs under " + input + "/runs; run a suite into it first");
       files.insert(files.end(), found.begin(), found.end());
@@ -31,6 +31,9 @@ std::vector<std::string> collect_run_files(const std::vector<std::string>& input
 long long export_runs(const std::vector<std::string>& files, io::OutputFormat format,
                       std::ostream& out) {
   const std::vector<io::StoredRun> runs = read_complete_runs(files);  // corrupt ones reported
+  StaleTally stale;
+  for (const auto& r : runs) stale.add(r);
+  stale.report();
   if (runs.empty()) throw UserError("none of the " + std::to_string(files.size()) + " run files could be read");
   auto id_of = [](const io::StoredRun& r) { return std::filesystem::path(r.path).stem().string(); };
   long long rows = 0;

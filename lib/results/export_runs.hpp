@@ -11,7 +11,7 @@ namespace fedbench::suite {
 
 //! Run files named by `inputs`: .h5 files as given, directories as results directories (their
 //! runs/*.h5). Throws UserError when an input is neither or nothing is found.
-std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs);
+std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs, bool all_runs = false);
 
 //! CSV: one long table, a row per recorded round; columns id, status, problem,
 //! problem.<param>..., solver, solver.<param>..., seed, the counters, wall_time, eval_time and

@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "engine/provenance.hpp"
+#include "io/durable_rename.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/run_claim.hpp"
@@ -158,6 +160,76 @@ std::string provenance_column(const io::StoredRun& r) {
 
 }  // namespace
 
+namespace {
+
+// dir/suite.tsv: per suite file (absolute path) that ran here, the ids of its runs at its last
+// run. Several suites may share a directory (reproduce's winners and baselines do).
+constexpr const char* kSuiteHeader = "suite\tid\tproblem\tsolver\tseed";
+
+std::optional<std::vector<std::vector<std::string>>> recorded_suites(const std::string& dir) {
+  std::ifstream in(dir + "/suite.tsv");
+  if (!in) return std::nullopt;
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    auto fields = split(line, '\t');
+    if (fields.size() == 5 && fields[1].size() == 16) rows.push_back(std::move(fields));
+  }
+  return rows;
+}
+
+std::optional<std::set<std::string>> recorded_ids(const std::string& dir) {
+  const auto rows = recorded_suites(dir);
+  if (!rows) return std::nullopt;
+  std::set<std::string> ids;
+  for (const auto& r : *rows) ids.insert(r[1]);
+  return ids;
+}
+
+std::string id_of_file(const std::string& file) { return fs::path(file).stem().string(); }
+
+}  // namespace
+
+void ResultsStore::record_suite(const Suite& suite) const {
+  if (suite.partial) return;
+  std::error_code ec;
+  const std::string key = fs::absolute(suite.path, ec).lexically_normal().string();
+  const DirectoryLock lock(dir_);
+  std::string text = std::string(kSuiteHeader) + "\n";
+  if (const auto rows = recorded_suites(dir_))
+    for (const auto& r : *rows)
+      if (r[0] != key) text += join(r, "\t") + "\n";  // other suites sharing the directory
+  for (const auto& run : suite.runs)
+    text += key + "\t" + run.id + "\t" + run.request.problem + "\t" + run.request.solver + "\t" +
+            std::to_string(run.request.seed) + "\n";
+  io::write_text_file(dir_ + "/suite.tsv", text);
+}
+
+std::vector<std::string> ResultsStore::suite_files(bool all, bool quiet) const {
+  std::vector<std::string> files = finished_files();
+  const auto ids = recorded_ids(dir_);
+  if (all || !ids) return files;
+  std::vector<std::string> in;
+  for (const auto& f : files)
+    if (ids->count(id_of_file(f))) in.push_back(f);
+  const std::size_t outside = files.size() - in.size();
+  if (outside > 0 && !quiet)
+    std::fprintf(stderr,
+                 "fedbench: %s: %zu run file%s not in the runs of the suites last run here (older "
+                 "configurations, suite.tsv): left out; --all includes them, `fedbench prune %s` "
+                 "deletes them\n",
+                 dir_.c_str(), outside, outside == 1 ? " is" : "s are", dir_.c_str());
+  return in;
+}
+
+std::vector<std::string> ResultsStore::files_outside_suite() const {
+  const auto ids = recorded_ids(dir_);
+  std::vector<std::string> out;
+  if (!ids) return out;
+  for (const auto& f : finished_files())
+    if (!ids->count(id_of_file(f))) out.push_back(f);
+  return out;
+}
+
 void ResultsStore::write_manifest() const {
   const DirectoryLock lock(dir_);  // one writer at a time; the last one sees every run
   const std::string path = dir_ + "/manifest.tsv", tmp = path + ".tmp";
@@ -191,6 +263,21 @@ void ResultsStore::write_manifest() const {
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) throw WriteError("cannot write " + path + ": " + ec.message());
+}
+
+void StaleTally::add(const io::StoredRun& run) {
+  const auto problem = run.text.find("problem"), solver = run.text.find("solver");
+  if (problem == run.text.end() || solver == run.text.end()) return;
+  const std::string why = staleness(provenance_from_attributes(run.text), problem->second, solver->second);
+  if (why.empty()) return;
+  if (count_++ == 0) first_ = fs::path(run.path).stem().string() + ": " + why;
+}
+
+void StaleTally::report() const {
+  if (count_ == 0) return;
+  std::fprintf(stderr,
+               "fedbench: %lld of the runs shown %s stale (e.g. %s); `fedbench run SUITE` reruns them\n",
+               count_, count_ == 1 ? "is" : "are", first_.c_str());
 }
 
 std::string participation_of(const std::string& config_text) {

@@ -35,6 +35,18 @@ class ResultsStore {
   void ensure_exists() const;
   //! Every finished run file under dir/runs, sorted by id.
   std::vector<std::string> finished_files() const;
+
+  //! Records the ids of `suite`'s runs in dir/suite.tsv (atomically), replacing those recorded
+  //! for the same suite file before (other suites sharing the directory keep theirs): what
+  //! select, report and export show of this directory from now on. A partial run (--problem /
+  //! --solver) records nothing.
+  void record_suite(const Suite& suite) const;
+  //! The finished run files of the suites recorded here (all of them with `all`, or when none
+  //! was recorded). Unless `quiet`, says on stderr how many were left out and how to
+  //! include or delete them.
+  std::vector<std::string> suite_files(bool all, bool quiet = false) const;
+  //! Finished run files that are not in the recorded suite (none when no suite is recorded).
+  std::vector<std::string> files_outside_suite() const;
   //! Rewrites dir/manifest.tsv from the files on disk (atomically: temp file + rename, under a
   //! lock on the directory so that concurrent processes never interleave). Corrupt files are
   //! left out and reported on stderr.
@@ -54,6 +66,20 @@ std::optional<io::StoredRun> read_complete_run(const std::string& file);
 //! Reads every file that is a complete run; each other one is reported on stderr
 //! ("fedbench: skipped FILE: why") and left out.
 std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files);
+
+//! Counts the runs read for a view (select, export, report, claims) that were made by other code
+//! or from other data than this build's, and says so in one line on stderr.
+class StaleTally {
+ public:
+  void add(const io::StoredRun& run);
+  //! "fedbench: N of the runs shown are stale (e.g. ID: why); rerun their suite ..." when any.
+  void report() const;
+  long long count() const { return count_; }
+
+ private:
+  long long count_ = 0;
+  std::string first_;
+};
 
 //! The participation a run's configuration text records ("uniform:5"; "" when absent), read
 //! from RunConfig::to_text's fixed layout without a YAML parser, so that a crafted file whose

@@ -67,8 +67,8 @@ std::string problem_block(const std::string& config) {
 
 }  // namespace
 
-std::string recorded_primary_metric(const std::string& results_dir) {
-  const auto files = ResultsStore(results_dir).finished_files();
+std::string recorded_primary_metric(const std::string& results_dir, bool all_runs) {
+  const auto files = ResultsStore(results_dir).suite_files(all_runs, /*quiet=*/true);
   for (const auto& f : files) {
     const auto run = read_complete_run(f);
     if (!run) continue;
@@ -78,13 +78,14 @@ std::string recorded_primary_metric(const std::string& results_dir) {
   throw UserError("no finished runs under " + results_dir + "/runs");
 }
 
-Selection select_best(const std::string& results_dir, const SelectCriterion& criterion) {
-  const auto files = ResultsStore(results_dir).finished_files();
+Selection select_best(const std::string& results_dir, const SelectCriterion& criterion, bool all_runs) {
+  const auto files = ResultsStore(results_dir).suite_files(all_runs);
   if (files.empty()) throw UserError("no finished runs under " + results_dir + "/runs");
   std::map<std::string, Configuration> groups;
   Selection s;
   std::string columns_seen;  // of a run without the metric, for the error when none has it
   std::optional<Direction> direction;  // --maximize / --minimize, else the one recorded with the metric
+  StaleTally stale;
   if (criterion.direction) direction = criterion.direction;
   for (const auto& f : files) {
     const auto stored = read_complete_run(f);  // a corrupt file is reported and left out
@@ -109,7 +110,9 @@ Selection select_best(const std::string& results_dir, const SelectCriterion& cri
     }
     g.seeds.push_back(static_cast<std::uint64_t>(run.numbers.at("seed")));
     g.scores.push_back(score(run, criterion, *direction));
+    stale.add(run);
   }
+  stale.report();
   if (groups.empty())
     throw UserError("no run under " + results_dir + "/runs has the metric '" + criterion.metric +
                     "'" + (columns_seen.empty() ? std::string() : "; columns: " + columns_seen));

@@ -44,11 +44,12 @@ struct Selection {
 
 //! Runs without the criterion's metric (another problem's) are left out; UserError when none
 //! has it.
-Selection select_best(const std::string& results_dir, const SelectCriterion& criterion);
+//! Over the runs of the suites last run in results_dir (every run file with `all_runs`).
+Selection select_best(const std::string& results_dir, const SelectCriterion& criterion, bool all_runs = false);
 
 //! The primary metric recorded in a results directory's first finished run (`rel_error` for
 //! files that predate the attribute): what select minimises when no metric is named.
-std::string recorded_primary_metric(const std::string& results_dir);
+std::string recorded_primary_metric(const std::string& results_dir, bool all_runs = false);
 
 //! A suite file that reruns the winners of one problem configuration on `seeds`.
 std::string winners_suite(const std::vector<Configuration>& winners,

@@ -351,6 +351,7 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   auto solvers = read_entries(root["solvers"], path, "solver", true);
   keep_only(problems, overrides.only_problems, path, "problem");
   keep_only(solvers, overrides.only_solvers, path, "solver");
+  suite.partial = !overrides.only_problems.empty() || !overrides.only_solvers.empty();
   apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
   apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
   check_size(problems, solvers, participations, seeds.size(), path);

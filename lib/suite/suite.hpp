@@ -43,6 +43,8 @@ struct SuiteRun {
 struct Suite {
   std::string path, name, results_dir;
   std::vector<SuiteRun> runs;
+  //! Only some of the file's entries (--problem / --solver): not the suite's whole set of runs.
+  bool partial = false;
 };
 
 //! Grid items given on the command line; they replace the file's values of the same key.

@@ -258,7 +258,11 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
 
   mpi.barrier();
   const long long write_failures = mpi.sum(static_cast<long long>(!write_error.empty()));
-  if (mpi.rank() == 0) guarded([&] { store.write_manifest(); });
+  if (mpi.rank() == 0)
+    guarded([&] {
+      store.write_manifest();
+      store.record_suite(suite);  // what select, report and export show from now on
+    });
   mpi.barrier();
   SuiteTotals totals;
   totals.total = static_cast<long long>(suite.runs.size());

@@ -98,8 +98,11 @@ with h5py.File(sys.argv[1], "r+") as f:
 PY
 expect_ok "12 runs valid: 9 done, 0 partial, 0 new, 3 corrupt \(run again\)" \
   "$fedbench" plan "$long" --results "$scratch/bad"
-# export and select skip a corrupt file, say so, and go on.
-"$fedbench" export "$scratch/bad" --csv -o "$scratch/bad.csv" 2>"$scratch/export.err"
+# export and select skip a corrupt file, say so, and go on; files no suite wrote are out of view
+# (counted), --all reads them too.
+expect_ok "^fedbench: $scratch/bad: 2 run files are not in the runs of the suites last run here" \
+  "$fedbench" export "$scratch/bad" --csv -o "$scratch/bad-scoped.csv"
+"$fedbench" export "$scratch/bad" --all --csv -o "$scratch/bad.csv" 2>"$scratch/export.err"
 checks=$((checks + 1))
 if [ "$(grep -c '^fedbench: skipped: ' "$scratch/export.err")" != 5 ] ||
    [ "$(cut -d, -f1 "$scratch/bad.csv" | sort -u | grep -vc '^id$')" != 9 ]; then
@@ -117,7 +120,7 @@ mkdir -p "$scratch/bad-report/.screened-runs-$(uname -n)-999999999/runs" \
   "$scratch/bad-report/.screened-runs-another-host-1"
 checks=$((checks + 1))
 refused=-1
-if FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/bad" -o "$scratch/bad-report" \
+if FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/bad" --all -o "$scratch/bad-report" \
      >"$scratch/report.out" 2>"$scratch/report.err"; then
   refused=$(grep -c '^fedbench: skipped: ' "$scratch/report.err")
 fi

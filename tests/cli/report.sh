@@ -25,9 +25,10 @@ with h5py.File(sys.argv[1], "r+") as f:
     f.attrs["rounds"] = np.int64(t["round"][-1])
 PY
 echo "not an HDF5 file" >"$results/runs/ffffffffffffffff.h5"
+# Neither planted file is a run of the suite: the reports below read them with --all.
 
 checks=$((checks + 1))
-if ! "$python" scripts/report.py "$results" -o "$out" >"$scratch/report.out" 2>"$scratch/report.err" ||
+if ! "$python" scripts/report.py "$results" --all -o "$out" >"$scratch/report.out" 2>"$scratch/report.err" ||
    grep -q Traceback "$scratch/report.err" ||
    ! grep -q "skipping .*ffffffffffffffff.h5" "$scratch/report.err"; then
   echo "FAIL: report.py on the results directory"; sed 's/^/  | /' "$scratch/report.out" "$scratch/report.err"
@@ -37,7 +38,7 @@ fi
 # a file from disk): the same page as the script on the directory itself, but for the time
 # stamp, with the unreadable file named by fedbench and counted on the page.
 checks=$((checks + 1))
-if ! FEDBENCH_PYTHON="$python" "$fedbench" report "$results" -o "$scratch/out_cli" \
+if ! FEDBENCH_PYTHON="$python" "$fedbench" report "$results" --all -o "$scratch/out_cli" \
        >"$scratch/cli.out" 2>"$scratch/cli.err" ||
    ! grep -q "^fedbench: skipped: .*ffffffffffffffff.h5" "$scratch/cli.err" ||
    grep -q "fedbench_read: skipping" "$scratch/cli.err" ||
@@ -48,17 +49,17 @@ if ! FEDBENCH_PYTHON="$python" "$fedbench" report "$results" -o "$scratch/out_cl
   sed 's/^/  | /' "$scratch/cli.out" "$scratch/cli.err"; head -c 2000 "$scratch/cli.diff"
   failures=$((failures + 1))
 fi
-expect_ok "wrote .*index.html" "$python" scripts/report.py "$results" -o "$scratch/out_target" \
+expect_ok "wrote .*index.html" "$python" scripts/report.py "$results" --all -o "$scratch/out_target" \
   --target 'train_auc>=0.8' --target 'rel_error<=1e-3'
 expect_fail 1 "report.py: --target: target 'auc=1': expected METRIC<=VALUE or METRIC>=VALUE" \
-  "$python" scripts/report.py "$results" -o "$scratch/bad" --target 'auc=1'
+  "$python" scripts/report.py "$results" --all -o "$scratch/bad" --target 'auc=1'
 # fedbench report refuses a column no run records, naming the valid ones, before drawing (the
 # planted unreadable file is reported first).
 refused() {  # refused WANT args...: exit 2, the last stderr line matching WANT, no page
   local want=$1 err rc
   shift
   checks=$((checks + 1))
-  err=$("$fedbench" report "$results" -o "$scratch/refused" "$@" 2>&1 >/dev/null) && rc=0 || rc=$?
+  err=$("$fedbench" report "$results" --all -o "$scratch/refused" "$@" 2>&1 >/dev/null) && rc=0 || rc=$?
   if [ "$rc" != 2 ] || ! tail -n 1 <<<"$err" | grep -q -E -- "$want" || [ -e "$scratch/refused/index.html" ]; then
     echo "FAIL: report $*: exit $rc"; sed 's/^/  | /' <<<"$err"; failures=$((failures + 1))
   fi

@@ -46,12 +46,13 @@ expect_fail 2 "fedbench: give --maximize or --minimize, not both" \
 # a second problem configuration in the same results directory
 "$fedbench" run $grid -p clients=2 --results "$scratch/r" -q
 mkdir -p "$scratch/w"
-expect_ok '^problem +solver' "$fedbench" select "$scratch/r" --metric train_auc --at rounds=30 -o "$(realpath --relative-to=. "$scratch")"/w/x
+# (the suite's last run has the second only: --all shows both)
+expect_ok '^problem +solver' "$fedbench" select "$scratch/r" --all --metric train_auc --at rounds=30 -o "$(realpath --relative-to=. "$scratch")"/w/x
 checks=$((checks + 1))
 if [ ! -f "$scratch/w/x-1.yaml" ] || [ ! -f "$scratch/w/x-2.yaml" ]; then
   echo "FAIL: winners suites x-1.yaml and x-2.yaml not written beside -o"; ls "$scratch/w"; failures=$((failures + 1))
 fi
-"$fedbench" select "$scratch/r" --metric train_auc --at rounds=30 -o "$scratch/winners" >/dev/null
+"$fedbench" select "$scratch/r" --all --metric train_auc --at rounds=30 -o "$scratch/winners" >/dev/null
 checks=$((checks + 1))
 [ -f "$scratch/winners-1.yaml" ] || { echo "FAIL: -o without extension"; failures=$((failures + 1)); }
 finish
