@@ -6,7 +6,8 @@
 #   - the solver reaches the problem's closed-form saddle point (rel_error < 1e-20);
 #   - the solver equals the registered `gda` with dual step = step, bit for bit (its iterates);
 #   - the unit tests that loop over the registry pass with both in it;
-#   - the catalogs are stale until `make catalogs` (scripts/catalogs.sh), then fresh.
+#   - the catalogs are stale until `make catalogs` (scripts/catalogs.sh), then fresh;
+#   - an edit of the solver file, rebuilt, makes its stored runs stale and no others.
 # Objects compile through ccache when it is there: only the two new files miss the cache of a
 # build of the same tree. Usage: follow_guides.sh SCRATCH [PYTHON]
 source "$(dirname "$0")/../cli/lib.bash" unused "$1" "${2:-/usr/bin/python3}"
@@ -60,6 +61,24 @@ done
 checks=$((checks + 1))
 cmp -s "$scratch/guide-gda.trace" "$scratch/gda.trace" ||
   { echo "FAIL: guide-gda and gda (dual step = step) differ"; failures=$((failures + 1)); }
+
+# A rebuilt solver file makes its stored runs stale, and only its runs (build-time fingerprints).
+cat >"$scratch/suite.yaml" <<YAML
+name: guide
+seeds: [1, 2]
+rounds: 20
+problems:
+  - name: guide-scalar-game
+solvers:
+  - name: guide-gda
+  - name: gda
+YAML
+"$fb" run "$scratch/suite.yaml" --results "$scratch/results" -q
+echo "// an edit after the runs" >>"$tree/lib/solvers/minimax/guide_gda.cpp"
+cmake --build "$tree/build" -j "$(nproc)" --target fedbench >>"$scratch/build.log" 2>&1
+expect_ok "^stale \\(2\\): code: solver guide-gda changed \\(lib/solvers/minimax/guide_gda.cpp\\)$" \
+  "$fb" plan "$scratch/suite.yaml" --results "$scratch/results"
+expect_ok "runs valid: 2 done, 0 partial, 0 new, 2 stale" "$fb" plan "$scratch/suite.yaml" --results "$scratch/results"
 
 # The unit tests, several of which loop over the registries, now with the two new entries.
 checks=$((checks + 1))
