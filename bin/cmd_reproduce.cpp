@@ -1,6 +1,7 @@
 // `fedbench reproduce --list` and `fedbench reproduce NAME [--quick] [--no-figure] [--jobs N]
 // [-o DIR]`: a paper experiment end to end (the protocol is suite::reproduce); this file parses
 // the options, draws the figure and report through python, and prints the verdict.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -8,6 +9,8 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "engine/run_config.hpp"
+#include "io/durable_rename.hpp"
 #include "external.hpp"
 #include "markdown.hpp"
 #include "screened_copies.hpp"
@@ -68,19 +71,63 @@ void list(const std::vector<suite::Experiment>& experiments) {
   }
 }
 
-// The figure on the paper's axes and the HTML report of the report runs (python3 + matplotlib),
-// both read from screened copies of the run files.
-void draw_figure_and_report(const suite::Experiment& e, const std::string& report_dir, const std::string& out) {
-  const ScreenedRunCopies copies(report_dir, out);
+// What the page says about the experiment, as JSON for report.py: reference, what it
+// reproduces, substitutes, every claim's line and verdict, the diagnosis lines.
+std::string experiment_json(const suite::Experiment& e, const suite::ReproduceOutcome& outcome, bool quick) {
+  const auto list = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& x : items) out += (out.empty() ? "" : ", ") + json_quote(x);
+    return "[" + out + "]";
+  };
+  std::string claims;
+  for (const auto& c : outcome.claims)
+    claims += std::string(claims.empty() ? "" : ",\n    ") + "{\"passed\": " + (c.passed ? "true" : "false") +
+              ", \"line\": " + json_quote(c.line) + "}";
+  std::vector<std::string> diagnosis;
+  for (const auto& line : split(outcome.diagnosis, '\n'))
+    if (!line.empty()) diagnosis.push_back(line);
+  return "{\"name\": " + json_quote(e.name) + ",\n \"title\": " + json_quote(e.title + (quick ? " (--quick)" : "")) +
+         ",\n \"reference\": " + json_quote(e.reference) + ",\n \"reproduces\": " + json_quote(e.reproduces) +
+         ",\n \"substitutes\": " + json_quote(e.substitutes) + ",\n \"follows_code\": " + list(e.follows_code) +
+         ",\n \"follows_paper\": " + list(e.follows_paper) + ",\n \"claims\": [\n    " + claims +
+         "],\n \"diagnosis\": " + list(diagnosis) + "}\n";
+}
+
+// The cost-to-target levels the experiment states: each threshold of a `below` / `above`
+// claim (metric <= value / >= value), once. None: the page leaves the table out.
+std::vector<std::string> claim_targets(const std::vector<suite::Claim>& claims) {
+  std::vector<std::string> out;
+  for (const auto& c : claims) {
+    if (c.kind != suite::Claim::Kind::below && c.kind != suite::Claim::Kind::above) continue;
+    Target t;
+    t.metric = c.metric;
+    t.value = c.value;
+    t.direction = c.kind == suite::Claim::Kind::below ? Direction::min : Direction::max;
+    if (std::find(out.begin(), out.end(), t.to_text()) == out.end()) out.push_back(t.to_text());
+  }
+  return out;
+}
+
+// The figure on the paper's axes, then one page: the experiment (reference, claims and their
+// verdicts, the figure) above the report of its report runs (python3 + matplotlib), both read
+// from screened copies of the run files.
+void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOutcome& outcome,
+                            const std::string& out, bool quick) {
+  const ScreenedRunCopies copies(outcome.report_dir, out);
   std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png", copies.dir(),
                                    "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title",
                                    e.title};
   if (!e.figure_panel.empty()) plot.insert(plot.end(), {"--panel", e.figure_panel});
   if (e.figure_linear) plot.push_back("--linear");
   run_program(plot);
+  io::write_text_file(out + "/experiment.json", experiment_json(e, outcome, quick));
   // The report ranks by the figure's first metric.
   std::vector<std::string> report = {python_program(), find_script("report.py"), copies.dir(), "-o",
-                                     out + "/html", "--metric", e.figure_y.substr(0, e.figure_y.find(','))};
+                                     out + "/html", "--metric", e.figure_y.substr(0, e.figure_y.find(',')),
+                                     "--experiment", out + "/experiment.json", "--figure", out + "/figure.png"};
+  const auto targets = claim_targets(quick ? e.quick_claims : e.claims);
+  for (const auto& t : targets) report.insert(report.end(), {"--target", t});
+  if (targets.empty()) report.push_back("--no-default-target");
   for (auto& a : copies.report_arguments()) report.push_back(std::move(a));
   run_program(report);
 }
@@ -129,8 +176,8 @@ std::function<int()> add_reproduce(CLI::App& app) {
     options.suite.reuse_stale = o->reuse_stale;
     options.suite.command_line = command_line();
     if (!o->quiet) options.note = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
-    if (!o->no_figure) options.draw = [&](const suite::Experiment& x, const std::string& report_dir) {
-      draw_figure_and_report(x, report_dir, options.output);
+    if (!o->no_figure) options.draw = [&](const suite::Experiment& x, const suite::ReproduceOutcome& outcome) {
+      draw_figure_and_report(x, outcome, options.output, o->quick);
     };
     const auto outcome = suite::reproduce(e, options);
     for (const auto& r : outcome.claims) std::printf("%s\n", r.line.c_str());

@@ -15,6 +15,7 @@ same function as selection and the experiments' claims): the fedbench binary is 
 else $FEDBENCH, else `fedbench` on PATH, else the source tree's build/bin/fedbench. Uses
 numpy, pandas, h5py and matplotlib (Agg)."""
 import argparse
+import base64
 import datetime
 import json
 import os
@@ -312,8 +313,9 @@ def grid_table(sec):
                    numeric={1}, raw=set(range(6)), nowrap={0, 5})
 
 
-def section_html(k, sec, targets, colors):
-    out = [f'<h2 id="s{k}">{H.esc(sec.problem)}</h2>',
+def section_html(k, sec, targets, colors, heading, default_targets=True):
+    out = [f'<h2 id="s{k}">{H.esc(sec.problem)}'
+           + (f' <span class=note>· {H.esc(heading)}</span>' if heading else '') + '</h2>',
            f'<p class=meta>{H.esc(params_text(sec.problem_params))} · participation '
            f'<code>{H.esc(sec.participation or "?")}</code> · {H.plural(len(sec.runs), "run")}, '
            f'{H.plural(len(sec.best), "solver")}, {H.plural(len(sec.configs), "configuration")}</p>']
@@ -329,9 +331,11 @@ def section_html(k, sec, targets, colors):
     out.append("<p class=note>↓ lower is better, ↑ higher is better; bold: best per column; "
                "time: seconds of solver work, evaluation excluded.</p>")
     given = [t for t in targets if t[0] in sec.metrics]
-    chosen = given or ([default_target(sec)] if default_target(sec) else [])
+    chosen = given or ([default_target(sec)] if default_targets and default_target(sec) else [])
     out.append("<h3>Cost to reach a target</h3>")
-    if not chosen:
+    if not chosen and not default_targets:
+        out.append("<p class=note>No target: the experiment's claims state no threshold for these runs.</p>")
+    elif not chosen:
         out.append("<p class=note>No target: no solver's best configuration has a finite value.</p>")
     for t in chosen:
         why = ("given with --target" if given else
@@ -344,6 +348,51 @@ def section_html(k, sec, targets, colors):
         out.append(target_table(sec, t))
     out.append("<h3>Diverged and failed runs</h3>" + failed_table(sec))
     out.append("<h3>Grid</h3>" + grid_table(sec))
+    return "\n".join(out)
+
+
+def distinguishing_params(sections):
+    """Per section, the problem parameters (and participation) whose values differ between the
+    sections of its problem: what tells sections headed by one problem name apart."""
+    out = []
+    for s in sections:
+        same = [t for t in sections if t.problem == s.problem]
+        keys = sorted({k for t in same for k in t.problem_params})
+        varied = [k for k in keys if len({str(t.problem_params.get(k)) for t in same}) > 1]
+        text = params_text({k: s.problem_params.get(k) for k in varied}) if varied else ""
+        if len({t.participation for t in same}) > 1:
+            text = (text + ", " if text else "") + f"participation {s.participation}"
+        out.append(text)
+    return out
+
+
+def experiment_html(exp, figure_path):
+    """The page's head when it reports a paper experiment: the reference, what is reproduced,
+    the substitutes, every claim with its verdict and numbers, the figure on the paper's axes."""
+    out = ['<section id="experiment"><h2>What this reproduces</h2>',
+           f'<p><b>Reference.</b> {H.esc(exp.get("reference", ""))}</p>',
+           f'<p><b>Reproduces.</b> {H.esc(exp.get("reproduces", ""))}</p>',
+           f'<p><b>Substitutes.</b> {H.esc(exp.get("substitutes") or "none")}</p>']
+    for label, key in (("Follows the authors' code", "follows_code"), ("Follows the paper's text", "follows_paper")):
+        items = exp.get(key) or []
+        if items:
+            out.append(f"<p><b>{label}.</b></p><ul>" + "".join(f"<li>{H.esc(x)}</li>" for x in items) + "</ul>")
+    claims = exp.get("claims") or []
+    passed = sum(1 for c in claims if c["passed"])
+    out.append(f'<h3>Claims: {passed} passed, {len(claims) - passed} failed</h3>')
+    rows = [['<span class="badge ok">passed</span>' if c["passed"] else '<span class="badge error">failed</span>',
+             H.esc(c["line"])] for c in claims]
+    out.append(H.table(["verdict", "claim, with the measured medians"], rows, raw={0, 1}))
+    diagnosis = exp.get("diagnosis") or []
+    if diagnosis:
+        out.append("<h3>Diagnosis runs (variants; they never decide the verdict)</h3><ul>"
+                   + "".join(f"<li>{H.esc(x)}</li>" for x in diagnosis) + "</ul>")
+    if figure_path and os.path.exists(figure_path):
+        with open(figure_path, "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        out.append(f'<h3>Figure on the paper\'s axes</h3><figure><img src="data:image/png;base64,{data}" '
+                   f'alt="{H.esc(exp.get("title", "figure"))}"></figure>')
+    out.append("</section>")
     return "\n".join(out)
 
 
@@ -379,6 +428,11 @@ def main():
                     "ran (counted with the unreadable ones)")
     ap.add_argument("--fedbench", default="", help="the fedbench binary whose `select --json` "
                     "scores the configurations")
+    ap.add_argument("--experiment", default="", help="JSON of the paper experiment the runs reproduce "
+                    "(written by `fedbench reproduce`): reference, claims and verdicts, figure")
+    ap.add_argument("--figure", default="", help="with --experiment: its figure (PNG), embedded")
+    ap.add_argument("--no-default-target", action="store_true", help="no cost-to-target table unless "
+                    "--target gives one")
     args = ap.parse_args()
     source = os.path.abspath(args.source or args.results)
     try:
@@ -403,7 +457,11 @@ def main():
 
     skipped = len(files) - len(runs) + args.refused
     status = pd.Series([r.attrs.get("status", "?") for r in runs]).value_counts()
-    title = args.title or f"fedbench report: {os.path.basename(source)}"
+    exp = None
+    if args.experiment:
+        with open(args.experiment, encoding="utf-8") as f:
+            exp = json.load(f)
+    title = args.title or (exp and exp.get("title")) or f"fedbench report: {os.path.basename(source)}"
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     body = [f"<header><h1>{H.esc(title)}</h1>",
             f"<p class=meta>Generated {H.esc(now)} from <code>{H.esc(source)}"
@@ -412,11 +470,15 @@ def main():
             + (f" · {skipped} unreadable file{'s' if skipped > 1 else ''} skipped" if skipped else "")
             + f" · {H.plural(len(sections), 'problem configuration')} · {H.plural(len(solvers), 'solver')}"
             "</p></header>",
-            "<nav><ul>" + "".join(
+            "<nav><ul>" + ('<li><a href="#experiment">What this reproduces</a></li>' if exp else "") + "".join(
                 f'<li><a href="#s{k}">{H.esc(s.problem)}</a> <span class=note>'
                 f'{H.esc(params_text(s.problem_params))}</span></li>' for k, s in enumerate(sections, 1))
             + '<li><a href="#env">Environment</a></li></ul></nav>']
-    body += [section_html(k, s, targets, colors) for k, s in enumerate(sections, 1)]
+    if exp:
+        body.append(experiment_html(exp, args.figure))
+    headings = distinguishing_params(sections)
+    body += [section_html(k, s, targets, colors, headings[k - 1], not args.no_default_target)
+             for k, s in enumerate(sections, 1)]
     body.append(environment_html(runs))
     os.makedirs(args.out, exist_ok=True)
     out = os.path.join(args.out, "index.html")

@@ -98,8 +98,6 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
     if (o.note) o.note(e.name + ": baselines (" + e.baselines_path + ")");
     run_file(e.baselines_path, baselines, o.suite);
   }
-  if (o.draw && world().rank() == 0 && !e.figure_y.empty()) o.draw(e, out.report_dir);
-
   out.claims = check_claims(o.quick ? e.quick_claims : e.claims, {out.report_dir});
   std::string log;
   for (const auto& r : out.claims) {
@@ -110,6 +108,8 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
   out.diagnosis = run_variants(e, o, out.report_dir);
   io::write_text_file(o.output + "/claims.txt", log + out.diagnosis + std::to_string(out.passed) + " passed, " +
                                                     std::to_string(out.failed) + " failed\n");
+  // Drawn last: the page states every claim's verdict.
+  if (o.draw && world().rank() == 0 && !e.figure_y.empty()) o.draw(e, out);
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The protocol of `fedbench reproduce`, as one function: an experiment's tuning grid, the best
 // configuration per method (select), the winners rerun on the report seeds, the fixed
-// baselines beside them, the figure and report (drawn by the caller), the claims checked on
-// the report runs, then each diagnosis variant run and its claims checked. The command line
+// baselines beside them, the claims checked on the report runs, each diagnosis variant run and
+// its claims checked, then the figure and the page (drawn by the caller). The command line
 // only parses options and prints what this returns.
 #pragma once
 #include <functional>
@@ -13,13 +13,16 @@
 
 namespace fedbench::suite {
 
+struct ReproduceOutcome;
+
 struct ReproduceOptions {
   bool quick = false;   //!< the experiment's reduced budget (its `quick:` fields)
   std::string output;   //!< directory of tuning/, report/, variants/, winners-K.yaml, claims.txt
   SuiteOptions suite;   //!< jobs, quiet, the command line recorded in each run
-  //! Draws the figure and the report from the report runs (report_dir) into `output`; empty:
-  //! none. Kept out of the library: it runs python.
-  std::function<void(const Experiment&, const std::string& report_dir)> draw;
+  //! Draws the figure and the report page (the claims' verdicts with the report runs of
+  //! outcome.report_dir) into `output`, after the claims are checked; empty: none. Kept out of
+  //! the library: it runs python.
+  std::function<void(const Experiment&, const ReproduceOutcome& outcome)> draw;
   //! Stage messages ("tuning grid (...)"); empty: none.
   std::function<void(const std::string&)> note;
 };

@@ -31,6 +31,34 @@ checks=$((checks + 1))
 if [ ! -s "$scratch/fig7/figure.png" ] || [ ! -s "$scratch/fig7/html/index.html" ]; then
   echo "FAIL: zhang2024-fig7: no figure or report"; failures=$((failures + 1))
 fi
+# The page a researcher would send, checked in the DOM headless Chromium builds from it: the
+# experiment's title and full reference, every claim with its verdict and numbers, the figure on
+# the paper's axes, above the report's sections.
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+  echo "SKIPPED: the reproduce page in a browser: chromium is not installed (scripts/install-deps.sh installs it)"
+else
+  checks=$((checks + 1))
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$(mktemp -d "$scratch/chromium.XXXXXX")" --dump-dom \
+    "file://$(realpath "$scratch/fig7/html/index.html")" >"$scratch/fig7.dom" 2>/dev/null
+  reference=$("$fedbench" reproduce --list | awk '/^zhang2024-fig7$/ { f = 1 } f && /^  reference: / { sub(/^  reference: +/, ""); print; exit }')
+  title=$("$fedbench" reproduce --list | awk '/^zhang2024-fig7$/ { getline; sub(/^  /, ""); print; exit }')
+  claims=$(grep -c '^claim: ' "$scratch/fig7/claims.txt")
+  if ! "$python" - "$scratch/fig7.dom" "$reference" "$title" "$claims" <<'PY'
+import html, re, sys
+dom, reference, title, claims = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], int(sys.argv[4])
+text = html.unescape(dom)
+h1 = re.search(r"<h1>(.*?)</h1>", text).group(1)
+assert h1 == title + " (--quick)", h1
+section = text[text.index('<section id="experiment">'):text.index("</section>")]
+assert reference in section, "reference missing"
+assert section.count('class="badge ok">passed') == claims, section.count('class="badge ok">passed')
+assert f"Claims: {claims} passed, 0 failed" in section
+assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/]{1000,}', section), "no figure"
+assert text.index("</section>") < text.index('<h2 id="s1">'), "the experiment is not above the runs"
+PY
+  then echo "FAIL: the reproduce page of zhang2024-fig7 (DOM in $scratch/fig7.dom)"; failures=$((failures + 1)); fi
+fi
 # --no-figure: the same claims, nothing drawn.
 expect_ok '^[0-9]+ passed, 0 failed$' "$fedbench" reproduce zhang2024-fig7 --quick --no-figure -q -o "$scratch/fig7-bare"
 checks=$((checks + 1))

@@ -71,10 +71,11 @@ TEST_CASE("reproduce: tuning, the winner on the report seed, claims, variants, c
   o.suite.jobs = 1;
   int drawn = 0;
   std::vector<std::string> notes;
-  o.draw = [&](const Experiment& x, const std::string& report_dir) {
+  o.draw = [&](const Experiment& x, const ReproduceOutcome& outcome) {
     ++drawn;
     CHECK(x.name == "tiny");
-    CHECK(report_dir == o.output + "/report");
+    CHECK(outcome.report_dir == o.output + "/report");
+    CHECK(outcome.claims.size() == 2);  // drawn after the claims: the page states their verdicts
   };
   o.note = [&](const std::string& line) { notes.push_back(line); };
   const auto out = reproduce(e, o);
