@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Views scoped to what was asked: after a suite is edited and rerun into the same directory,
-# select and export use exactly its current runs (the older configuration's files are left out
+# select, export and report use exactly its current runs (the older configuration's files are left out
 # and counted, --all includes them, prune deletes them); two suites sharing a directory are
 # both in view; a run of some entries only (--solver) changes nothing; select says when it
 # replaces a winners file.
@@ -49,6 +49,16 @@ expect_ok "^quadratic-game\\(clients=3,dim=3\\) gda " "$fedbench" select "$resul
 checks=$((checks + 1))
 "$fedbench" select "$results" --at rounds=10 --no-suite --json 2>/dev/null | grep -q '"dim": "3"' &&
   { echo "FAIL: select used a run of the older configuration"; failures=$((failures + 1)); }
+
+# report: the page counts the suite's 4 runs; with --all the 8.
+for mode in scoped all; do
+  checks=$((checks + 1))
+  flags=(); want=4
+  [ $mode = all ] && flags=(--all) && want=8
+  FEDBENCH_PYTHON="$python" "$fedbench" report "$results" "${flags[@]}" -o "$scratch/report-$mode" >/dev/null 2>&1
+  grep -q "<p class=meta>$want runs:" "$scratch/report-$mode/index.html" 2>/dev/null ||
+    { echo "FAIL: report ($mode) does not show $want runs"; failures=$((failures + 1)); }
+done
 
 # The Python reader scopes a results directory the same way.
 checks=$((checks + 1))
