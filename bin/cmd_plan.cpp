@@ -23,9 +23,14 @@ void print_plan_json(const suite::Suite& s, const suite::ResultsStore& store) {
               json_quote(s.results_dir).c_str());
   for (std::size_t i = 0; i < s.runs.size(); ++i) {
     const auto& r = s.runs[i];
-    std::printf("%s\n  {\"id\": %s, \"state\": %s, \"problem\": %s, \"problem_params\": %s, "
+    std::string why;
+    const suite::RunState state = store.state(r, &why);
+    const std::string why_field = state == suite::RunState::stale || state == suite::RunState::corrupt
+                                      ? ", \"why\": " + json_quote(why)
+                                      : "";
+    std::printf("%s\n  {\"id\": %s, \"state\": %s%s, \"problem\": %s, \"problem_params\": %s, "
                 "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
-                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(store.state(r))).c_str(),
+                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(state)).c_str(), why_field.c_str(),
                 json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
                 json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
                 json_quote(r.request.participation.to_text()).c_str(),

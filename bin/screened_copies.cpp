@@ -66,6 +66,8 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::
       replay(run->record, copy);
     }
     stale.report();
+    stale_ = stale.count();
+    stale_example_ = stale.first();
   } catch (...) {
     fs::remove_all(dir_, ec);
     throw;
@@ -77,6 +79,7 @@ std::vector<std::string> ScreenedRunCopies::report_arguments() const {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   std::vector<std::string> args{"--source", results_dir_, "--refused", std::to_string(refused_)};
+  if (stale_ > 0) args.insert(args.end(), {"--stale", std::to_string(stale_), "--stale-example", stale_example_});
   if (!ec) args.insert(args.end(), {"--fedbench", self.string()});
   return args;
 }

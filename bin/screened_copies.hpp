@@ -39,6 +39,8 @@ class ScreenedRunCopies {
  private:
   std::string results_dir_, dir_;
   std::set<std::string> metric_names_;
+  long long stale_ = 0;       // copied runs made by other code or from other data
+  std::string stale_example_;  // the first one's id and reason
   int refused_ = 0;  // run files not copied (unreadable, crafted or unfinished)
 };
 

@@ -424,6 +424,9 @@ def main():
     # the page names, and how many files it refused there.
     ap.add_argument("--source", default="", help="results directory to name on the page "
                     "(default: RESULTS_DIR)")
+    ap.add_argument("--stale", type=int, default=0, help="runs that fedbench found stale (made by "
+                    "other code or from other data than the build that reports them)")
+    ap.add_argument("--stale-example", default="", help="with --stale: the first one's id and reason")
     ap.add_argument("--refused", type=int, default=0, help="run files refused before this script "
                     "ran (counted with the unreadable ones)")
     ap.add_argument("--fedbench", default="", help="the fedbench binary whose `select --json` "
@@ -469,7 +472,12 @@ def main():
             + " ".join(f"{H.badge(k)} {n}" for k, n in status.items())
             + (f" · {skipped} unreadable file{'s' if skipped > 1 else ''} skipped" if skipped else "")
             + f" · {H.plural(len(sections), 'problem configuration')} · {H.plural(len(solvers), 'solver')}"
-            "</p></header>",
+            "</p>"
+            + (f'<p class=meta><span class="badge error">stale</span> {H.plural(args.stale, "run")} made by '
+               f'other code or from other data than the fedbench that drew this page (e.g. '
+               f'{H.esc(args.stale_example)}); <code>fedbench run SUITE</code> reruns them</p>'
+               if args.stale else "")
+            + "</header>",
             "<nav><ul>" + ('<li><a href="#experiment">What this reproduces</a></li>' if exp else "") + "".join(
                 f'<li><a href="#s{k}">{H.esc(s.problem)}</a> <span class=note>'
                 f'{H.esc(params_text(s.problem_params))}</span></li>' for k, s in enumerate(sections, 1))

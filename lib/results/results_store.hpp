@@ -75,6 +75,8 @@ class StaleTally {
   //! "fedbench: N of the runs shown are stale (e.g. ID: why); rerun their suite ..." when any.
   void report() const;
   long long count() const { return count_; }
+  //! "ID: why" of the first stale run ("" when none).
+  const std::string& first() const { return first_; }
 
  private:
   long long count_ = 0;

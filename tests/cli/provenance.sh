@@ -86,6 +86,14 @@ expect_ok "keeping 4 stale runs" "$fedbench" run "$scratch/data.yaml" --results 
 checks=$((checks + 1))
 [ "$(grep -c $'\tstale: data: data file' "$results/manifest.tsv")" = 4 ] ||
   { echo "FAIL: the manifest does not mark the kept stale runs"; failures=$((failures + 1)); }
+# Views over the kept stale runs say so: export on stderr, the report on its page, plan --json.
+expect_ok "^fedbench: 4 of the runs shown are stale \\(e.g. [0-9a-f]{16}: data: data file $scratch/rows.txt changed" \
+  "$fedbench" export "$results" --csv
+checks=$((checks + 1))
+FEDBENCH_PYTHON="$python" "$fedbench" report "$results" -o "$scratch/report" >/dev/null 2>&1
+grep -q 'class="badge error">stale</span> 4 runs made by other code or from other data' "$scratch/report/index.html" ||
+  { echo "FAIL: the report page does not say its runs are stale"; failures=$((failures + 1)); }
+expect_ok '"state": "stale", "why": "data: data file ' "$fedbench" plan "$scratch/data.yaml" --results "$results" --json
 expect_ok "rerunning 4 stale runs" "$fedbench" run "$scratch/data.yaml" --results "$results"
 expect_ok "4 done, 0 partial, 0 new;" "$fedbench" plan "$scratch/data.yaml" --results "$results"
 checks=$((checks + 1))
