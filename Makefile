@@ -56,7 +56,7 @@ test-clang:
 	bash scripts/install-deps.sh clang libclang-rt-14-dev
 	bash scripts/clang-tree.sh $(CLANG_TREE)
 	cmake --build $(CLANG_TREE) -j $(JOBS) --target fedbench fedbench_test_programs fuzzers
-	cd $(CLANG_TREE) && ctest --output-on-failure -j $(JOBS) -E '^(cli|experiment|stress)[.]'
+	cd $(CLANG_TREE) && ctest --output-on-failure -j $(JOBS) -E '^(cli|experiment|stress|guide)[.]'
 	bash scripts/fuzz.sh --build $(CLANG_TREE) --seconds $(FUZZ_QUICK)
 
 # libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan) in the clang tree, FUZZ_SECONDS each, or
