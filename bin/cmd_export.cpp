@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "io/durable_rename.hpp"
+#include "io/new_file.hpp"
 #include "results/export_runs.hpp"
 
 namespace fedbench::cli {
@@ -41,8 +42,11 @@ std::function<int()> add_export(CLI::App& app) {
     }
     // Streamed to OUTPUT.part (an export can be large), published whole or not at all.
     const std::string part = o->output + ".part";
-    std::ofstream out(part);
-    if (!out) throw UserError("cannot write " + part + ": check that its directory exists");
+    const auto parent = std::filesystem::path(o->output).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      throw UserError("cannot write " + part + ": directory " + parent.string() + " does not exist; create it first");
+    io::NewFileStream out(part);
     suite::export_runs(files, format, out);
     out.close();
     if (!out) {

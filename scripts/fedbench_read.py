@@ -10,6 +10,7 @@ import glob
 import os
 import re
 import sys
+import tempfile
 
 import h5py
 import numpy as np
@@ -101,6 +102,25 @@ def load_run(path):
             df.attrs["final_round"] = _py(final.attrs["round"])
         df.attrs["columns_meta"] = meta
     return df
+
+
+def publish(path, write):
+    """Calls write(tmp) on a new temporary file beside `path` (created with O_EXCL under a random
+    name), then renames it over `path`: a link planted at `path` is replaced, never written
+    through, and a reader sees the old file or the whole new one."""
+    directory = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=os.path.splitext(base)[1])
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def suite_ids(results_dir):

@@ -225,7 +225,7 @@ def main():
         fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=per_row, bbox_to_anchor=(0.5, 0.0))
         rows_of_legend = (len(labels) + per_row - 1) // per_row
         fig.tight_layout(rect=(0, min(0.4, 0.05 * rows_of_legend + 0.02) / nrows, 1, 0.97))
-    fig.savefig(args.out, dpi=120)
+    fr.publish(args.out, lambda tmp: fig.savefig(tmp, dpi=120))
     print(f"plot.py: wrote {args.out} ({total} curves per panel, {len(usable)} runs, "
           f"{nrows}x{ncols} panels)")
 

@@ -490,8 +490,12 @@ def main():
     body.append(environment_html(runs))
     os.makedirs(args.out, exist_ok=True)
     out = os.path.join(args.out, "index.html")
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(H.page(title, "\n".join(body)))
+    page = H.page(title, "\n".join(body))
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(page)
+    fr.publish(out, write)
     print(f"report.py: wrote {out} ({len(runs)} runs, {len(sections)} problem configurations)")
 
 

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "io/new_file.hpp"
 
 namespace fedbench::io {
 
@@ -38,13 +39,12 @@ void write_text_file(const std::string& path, const std::string& text) {
     throw UserError("cannot write " + path + ": directory " + dir.string() +
                     " does not exist; create it first");
   const std::string part = path + ".part";
+  NewFileStream out(part);
   errno = 0;
-  std::ofstream out(part, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.close();
+  out << text;
+  out.close();
   if (!out) {
     const int err = errno;
-    out.close();
     std::filesystem::remove(part, ec);
     throw WriteError("cannot write " + part + ": " + (err ? system_reason(err) : "the disk is full"));
   }

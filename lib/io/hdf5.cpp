@@ -11,6 +11,7 @@
 #include <hdf5_hl.h>
 
 #include "core/error.hpp"
+#include "io/new_file.hpp"
 #include "io/screen/layout_checks.hpp"
 
 namespace fedbench::io::h5 {
@@ -77,8 +78,9 @@ Handle create_file(const std::string& path) {
   // v1 B-trees): a 30-column run file shrinks from ~60 kB to a few kB. h5py reads it.
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V110, H5F_LIBVER_V110);
+  make_way_for(path);  // never through a planted link; EXCL: nothing swapped in meanwhile
   errno = 0;
-  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id());
+  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.id());
   if (id < 0)
     fail("cannot create " + path + ": " +
          (errno ? std::error_code(errno, std::generic_category()).message()

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/durable_rename.hpp"
+#include "io/new_file.hpp"
 #include "io/trajectory_file.hpp"
 
 namespace fedbench::io {
@@ -55,23 +56,19 @@ class FileSink : public TrajectorySink {
   }
   ~FileSink() override {
     if (opened_ && !done_) {  // the run died: leave nothing that looks finished
-      out_.close();
+      out_->close();
       std::remove(part_.c_str());  // ours: never another process's
     }
   }
   void begin(const RunHeader& header) override {
-    errno = 0;
-    out_.open(part_);
-    if (!out_)
-      throw WriteError("cannot write " + part_ + ": " +
-                       (errno ? system_reason(errno) : "check the directory's permissions"));
+    out_ = std::make_unique<NewFileStream>(part_);
     opened_ = true;
     if constexpr (std::is_same_v<Inner, CsvSink>) {
       CsvLayout layout;
       layout.add(header);
-      inner_ = std::make_unique<Inner>(out_, std::move(layout));
+      inner_ = std::make_unique<Inner>(*out_, std::move(layout));
     } else {
-      inner_ = std::make_unique<Inner>(out_, false);
+      inner_ = std::make_unique<Inner>(*out_, false);
     }
     inner_->set_id(std::filesystem::path(path_).stem().string());
     inner_->begin(header);
@@ -80,8 +77,8 @@ class FileSink : public TrajectorySink {
   void end(const RunSummary& summary) override {
     inner_->end(summary);
     errno = 0;
-    out_.close();
-    if (!out_)
+    out_->close();
+    if (!*out_)
       throw WriteError("cannot write " + part_ + ": " + (errno ? system_reason(errno) : "the disk is full"));
     durable_rename(part_, path_);
     done_ = true;
@@ -89,7 +86,7 @@ class FileSink : public TrajectorySink {
 
  private:
   std::string path_, part_;
-  std::ofstream out_;
+  std::unique_ptr<NewFileStream> out_;
   std::unique_ptr<Inner> inner_;
   bool opened_ = false, done_ = false;
 };

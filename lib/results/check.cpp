@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/durable_rename.hpp"
+#include "io/new_file.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "results/results_store.hpp"
 
@@ -150,8 +153,14 @@ int update_references(const Suite& suite, const std::string& fresh_dir,
   int n = 0;
   for (const auto& run : suite.runs) {
     const std::string target = reference.run_file(run.id), tmp = target + ".part";
-    fs::copy_file(fresh.run_file(run.id), tmp, fs::copy_options::overwrite_existing);
-    fs::rename(tmp, target);
+    {
+      std::ifstream in(fresh.run_file(run.id), std::ios::binary);
+      io::NewFileStream out(tmp);  // never through a link planted under the name
+      out << in.rdbuf();
+      out.close();
+      if (!in || !out) throw WriteError("cannot write " + tmp + ": the disk is full or not writable");
+    }
+    io::durable_rename(tmp, target);
     ++n;
   }
   if (prune)

@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "engine/provenance.hpp"
 #include "io/durable_rename.hpp"
+#include "io/new_file.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/run_claim.hpp"
@@ -234,7 +235,7 @@ void ResultsStore::write_manifest() const {
   const DirectoryLock lock(dir_);  // one writer at a time; the last one sees every run
   const std::string path = dir_ + "/manifest.tsv", tmp = path + ".tmp";
   {
-    std::ofstream out(tmp);
+    io::NewFileStream out(tmp);
     out << "id\tstatus\tstop_reason\trounds\tproblem\tproblem_params\tsolver\tsolver_params\tseed"
            "\tprovenance\tfile\n";
     for (const auto& file : finished_files()) {
@@ -253,7 +254,7 @@ void ResultsStore::write_manifest() const {
           << params(r.solver_params) << '\t' << static_cast<unsigned long long>(r.numbers.at("seed"))
           << '\t' << provenance_column(r) << '\t' << "runs/" << id << ".h5\n";
     }
-    out.flush();
+    out.close();
     if (!out) {
       std::error_code ec;
       fs::remove(tmp, ec);

@@ -29,7 +29,8 @@ int lock(int fd, int operation) {
 RunClaim::RunClaim(const std::string& results_dir, const std::string& id, Wait wait)
     : path_(results_dir + "/runs/" + id + ".lock") {
   for (;;) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0 && errno == ELOOP) throw WriteError("refusing to write through a symbolic link: " + path_);
     if (fd_ < 0) throw WriteError("cannot create " + path_ + ": " + system_reason(errno));
     if (lock(fd_, LOCK_EX | (wait == Wait::no ? LOCK_NB : 0)) != 0) {
       const int err = errno;

@@ -171,6 +171,48 @@ expect_fail_like 1 "^fedbench: cannot create $scratch/theirs/one.h5.part" \
 checks=$((checks + 1))
 [ -d "$scratch/theirs/one.h5.part" ] || { echo "FAIL: another writer's .part was deleted"; failures=$((failures + 1)); }
 
+# Links planted under the names fedbench writes (a shared results directory): each write is
+# refused with one line and the file the link points to keeps its bytes.
+echo "precious" >"$scratch/precious"
+planted() {  # planted WHAT LINK WANT_EXIT cmd...: LINK -> precious; the command refuses it
+  local what=$1 link=$2 want=$3
+  shift 3
+  ln -sfn "$scratch/precious" "$link"
+  expect_fail_like "$want" "^fedbench: refusing to write through a symbolic link: $link" "$@"
+  checks=$((checks + 1))
+  if [ "$(cat "$scratch/precious")" != precious ] || [ ! -L "$link" ]; then
+    echo "FAIL: $what: the planted link was written through or removed"; failures=$((failures + 1))
+  fi
+  rm -f "$link"
+}
+cp -r "$scratch/whole" "$scratch/linked"
+victim=$(basename "$(ls "$scratch"/linked/runs/*.h5 | head -n 1)" .h5)
+rm "$scratch/linked/runs/$victim.h5"
+planted "a run's .part" "$scratch/linked/runs/$victim.h5.part" 1 \
+  "$fedbench" run "$long" --results "$scratch/linked" -q --jobs 1
+checks=$((checks + 1))
+[ -e "$scratch/linked/runs/$victim.h5" ] && { echo "FAIL: a run was published from a planted .part"; failures=$((failures + 1)); }
+planted "a run's lock" "$scratch/linked/runs/$victim.lock" 1 \
+  "$fedbench" run "$long" --results "$scratch/linked" -q --jobs 1
+"$fedbench" run "$long" --results "$scratch/linked" -q  # resumes: the run is back
+planted "the manifest's temporary" "$scratch/linked/manifest.tsv.tmp" 1 \
+  "$fedbench" run "$long" --results "$scratch/linked" -q
+planted "an export's .part" "$scratch/out.csv.part" 1 \
+  "$fedbench" export "$scratch/linked" --csv -o "$scratch/out.csv"
+cp -r "$scratch/whole" "$scratch/refs"
+planted "a reference's .part" "$scratch/refs/runs/$victim.h5.part" 1 \
+  "$fedbench" check "$long" --reference "$scratch/refs" --update -q
+# The report page and figure are written beside the link and renamed over it: replaced, never
+# written through.
+mkdir -p "$scratch/linked-report"
+ln -sfn "$scratch/precious" "$scratch/linked-report/index.html"
+FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/linked" -o "$scratch/linked-report" >/dev/null 2>&1
+checks=$((checks + 1))
+if [ "$(cat "$scratch/precious")" != precious ] || [ -L "$scratch/linked-report/index.html" ] ||
+   ! grep -q "</html>" "$scratch/linked-report/index.html"; then
+  echo "FAIL: report wrote through a planted index.html link"; failures=$((failures + 1))
+fi
+
 # A suite file writes below the working directory only; --results may point anywhere.
 printf 'name: outside\nresults: %s\nproblems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\n' \
   "$scratch/elsewhere" >"$scratch/outside.yaml"
