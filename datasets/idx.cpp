@@ -13,6 +13,7 @@
 namespace fedbench::datasets {
 
 IdxArray read_idx(const std::string& path) {
+  require_regular_data_file(path, "dataset");
   note_data_file(path);  // the run records which bytes it was computed from
   std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
   if (!f) throw UserError("cannot open " + path + ": " + std::strerror(errno));

@@ -124,6 +124,7 @@ std::string LabelEncoding::describe() const {
 }
 
 LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEncoding& encoding) {
+  require_regular_data_file(path, "dataset");
   note_data_file(path);  // the run records which bytes it was computed from
   std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
   if (!file)

@@ -88,6 +88,13 @@ void remember_registry_file(const std::string& path, const std::string& sha256) 
   m.hashes[abs] = {stamp, sha256, true};
 }
 
+void require_regular_data_file(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw UserError("cannot read " + what + " " + path +
+                    ": not a regular file (a FIFO, device or socket); give a file");
+}
+
 void note_data_file(const std::string& path) {
   if (!current_scope) return;
   DataFileRecord r;

@@ -28,6 +28,11 @@ DataFileRecord describe_data_file(const std::string& path);
 //! just verified (its record is then a registry one).
 void remember_registry_file(const std::string& path, const std::string& sha256);
 
+//! Throws UserError "cannot read WHAT PATH: not a regular file ..." for a FIFO, device or socket
+//! (which would block or stream forever); nothing for a regular file or a missing one (the
+//! reader's own open says why).
+void require_regular_data_file(const std::string& path, const std::string& what);
+
 //! Called by the data readers for every file they open: recorded when a DataFileScope is open
 //! on this thread, otherwise nothing.
 void note_data_file(const std::string& path);

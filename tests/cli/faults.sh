@@ -213,6 +213,18 @@ if [ "$(cat "$scratch/precious")" != precious ] || [ -L "$scratch/linked-report/
   echo "FAIL: report wrote through a planted index.html link"; failures=$((failures + 1))
 fi
 
+# Non-regular files (a FIFO as a run file, a device as a data file) are refused at once, never
+# read until a timeout (each command runs under `timeout 20`: a hang fails the check).
+mkfifo "$scratch/fifo.h5"
+expect_fail 2 "fedbench: $scratch/fifo.h5: not a regular file (a FIFO, device or socket); a run file is a regular file" \
+  timeout 20 "$fedbench" show "$scratch/fifo.h5"
+expect_fail 2 "fedbench: cannot read dataset /dev/zero: not a regular file (a FIFO, device or socket); give a file" \
+  timeout 20 "$fedbench" run --problem auc -p source=libsvm -p path=/dev/zero --solver gda --rounds 2
+cp -r "$scratch/whole" "$scratch/fifo-dir"
+fifo_run=$(ls "$scratch"/fifo-dir/runs/*.h5 | head -n 1)
+rm "$fifo_run" && mkfifo "$fifo_run"
+expect_ok "11 done, 0 partial, 0 new, 1 corrupt" timeout 20 "$fedbench" plan "$long" --results "$scratch/fifo-dir"
+
 # A suite file writes below the working directory only; --results may point anywhere.
 printf 'name: outside\nresults: %s\nproblems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\n' \
   "$scratch/elsewhere" >"$scratch/outside.yaml"

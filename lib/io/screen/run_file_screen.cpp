@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -224,6 +225,11 @@ std::unique_ptr<Screen>& the_screen() {
 
 // Behind the screen when one is configured, else in this process.
 std::variant<RunFileContents, std::string> read_contents(const std::string& path) {
+  // A FIFO, device or socket planted as a run file would block or stream forever: refused at
+  // once, before any process reads it.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return path + ": not a regular file (a FIFO, device or socket); a run file is a regular file";
   {
     const std::lock_guard<std::mutex> lock(screen_mutex);
     if (the_screen()) return the_screen()->read(path);
