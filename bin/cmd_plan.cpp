@@ -73,7 +73,7 @@ std::function<int()> add_plan(CLI::App& app) {
       return 0;
     }
     std::map<suite::RunState, int> counts;
-    std::map<std::string, int> stale_reasons;  // why, in first-seen order of the table below
+    std::map<std::string, int> stale_reasons;  // runs per reason, listed after the table
     std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
     for (const auto& run : s.runs) {
       std::string why;

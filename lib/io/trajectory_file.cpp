@@ -74,9 +74,8 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
 void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
   state_ = std::make_unique<State>();
   State& s = *state_;
-  std::error_code ec;
-  s.created = !std::filesystem::exists(part_path(), ec);  // a failed create may leave one
-  s.file = h5::create_file(part_path());
+  s.file = h5::create_file(part_path());  // new (O_EXCL): from here on the .part is ours
+  s.created = true;
   const hid_t root = s.file.id();
   h5::write_attribute(root, "format", std::string(kTrajectoryFormat));
   h5::write_attribute(root, "format_version", kTrajectoryFormatVersion);

@@ -111,6 +111,11 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
 
 // The runs this rank will run (not finished yet, or all with --force), longest first, dealt
 // round-robin over the ranks; `cached` counts the finished ones.
+// A finished run that is not run again: done, or stale and kept by --reuse-stale.
+bool kept(RunState state, const SuiteOptions& options) {
+  return !options.force && (state == RunState::done || (state == RunState::stale && options.reuse_stale));
+}
+
 struct WorkPlan {
   std::vector<std::size_t> mine;
   long long cached = 0;
@@ -128,7 +133,7 @@ WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOpt
     if (state == RunState::stale) {
       if (plan.stale++ == 0) plan.stale_reason = why;
     }
-    if (state == RunState::done || (state == RunState::stale && options.reuse_stale)) {
+    if (kept(state, options)) {
       ++plan.cached;
       RunClaim::remove_stale(store.dir(), suite.runs[i].id);
     } else {
@@ -190,7 +195,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   auto run_claimed = [&](std::size_t index, RunClaim& claim) {
     const SuiteRun& run = suite.runs[index];
     const RunState state = store.state(run);
-    if (!options.force && (state == RunState::done || (state == RunState::stale && options.reuse_stale))) {
+    if (kept(state, options)) {
       claim.finished();
       ++finished_elsewhere;
       progress.finished_elsewhere();
