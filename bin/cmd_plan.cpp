@@ -1,5 +1,6 @@
 // `fedbench plan SUITE.yaml`: the expanded runs with their ids and state, after validating
-// everything a run would check, without running anything.
+// everything a run would check, without running anything. The runs are streamed: memory does
+// not grow with their number.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -18,25 +19,85 @@ std::string json_params(const ParamMap& m) {
   return "{" + out + "}";
 }
 
-void print_plan_json(const suite::Suite& s, const suite::ResultsStore& store) {
-  std::printf("{\"suite\": %s, \"results\": %s, \"runs\": [", json_quote(s.name).c_str(),
-              json_quote(s.results_dir).c_str());
-  for (std::size_t i = 0; i < s.runs.size(); ++i) {
-    const auto& r = s.runs[i];
+void print_run_json(const suite::SuiteRun& r, suite::RunState state, const std::string& why, bool first) {
+  const std::string why_field = state == suite::RunState::stale || state == suite::RunState::corrupt
+                                    ? ", \"why\": " + json_quote(why)
+                                    : "";
+  std::printf("%s\n  {\"id\": %s, \"state\": %s%s, \"problem\": %s, \"problem_params\": %s, "
+              "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
+              first ? "" : ",", json_quote(r.id).c_str(), json_quote(to_string(state)).c_str(), why_field.c_str(),
+              json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
+              json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
+              json_quote(r.request.participation.to_text()).c_str(),
+              static_cast<unsigned long long>(r.request.seed));
+}
+
+void print_run_row(const suite::SuiteRun& run, suite::RunState state) {
+  std::string params;
+  for (const auto& [k, v] : run.request.solver_params) params += k + "=" + v + " ";
+  params += "| " + run.request.problem;
+  for (const auto& [k, v] : run.request.problem_params) params += " " + k + "=" + v;
+  params += " | " + run.request.participation.to_text();
+  std::printf("%-16s  %-7s  %-22s  %-5llu  %s\n", run.id.c_str(), to_string(state).c_str(),
+              run.request.solver.c_str(), static_cast<unsigned long long>(run.request.seed), params.c_str());
+}
+
+// Checks every run as `run` would, once per configuration: prepare_run reads the seed only into
+// the configuration it records, and a suite of 10^6 runs is typically a thousand configurations
+// times a thousand seeds. In chunks, so that a grid of as many configurations is not prepared
+// all at once (each chunk builds its problems again: few chunks share one).
+void validate(const suite::SuitePlan& plan) {
+  constexpr std::size_t kChunk = 16384;
+  suite::Suite chunk;
+  chunk.path = plan.path;
+  chunk.name = plan.name;
+  chunk.results_dir = plan.results_dir;
+  chunk.partial = plan.partial;
+  auto check = [&] {
+    suite::validate_suite(chunk);
+    chunk.runs.clear();
+  };
+  plan.for_each_configuration([&](const suite::SuiteRun& run) {
+    chunk.runs.push_back(run);
+    if (chunk.runs.size() == kChunk) check();
+  });
+  if (!chunk.runs.empty()) check();
+}
+
+// The runs are printed as they are built, never held: a suite may have 10^6 of them.
+void print_plan_json(const suite::SuitePlan& plan, const suite::RunStateLookup& states) {
+  std::printf("{\"suite\": %s, \"results\": %s, \"runs\": [", json_quote(plan.name).c_str(),
+              json_quote(plan.results_dir).c_str());
+  bool first = true;
+  plan.for_each_run([&](const suite::SuiteRun& run) {
     std::string why;
-    const suite::RunState state = store.state(r, &why);
-    const std::string why_field = state == suite::RunState::stale || state == suite::RunState::corrupt
-                                      ? ", \"why\": " + json_quote(why)
-                                      : "";
-    std::printf("%s\n  {\"id\": %s, \"state\": %s%s, \"problem\": %s, \"problem_params\": %s, "
-                "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
-                i ? "," : "", json_quote(r.id).c_str(), json_quote(to_string(state)).c_str(), why_field.c_str(),
-                json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
-                json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
-                json_quote(r.request.participation.to_text()).c_str(),
-                static_cast<unsigned long long>(r.request.seed));
-  }
+    const suite::RunState state = states.state(run, &why);
+    print_run_json(run, state, why, first);
+    first = false;
+  });
   std::printf("]}\n");
+}
+
+void print_plan_table(const suite::SuitePlan& plan, const suite::RunStateLookup& states) {
+  std::map<suite::RunState, long long> counts;
+  std::map<std::string, long long> stale_reasons;  // runs per reason, listed after the table
+  std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
+  plan.for_each_run([&](const suite::SuiteRun& run) {
+    std::string why;
+    const suite::RunState state = states.state(run, &why);
+    ++counts[state];
+    if (state == suite::RunState::stale) ++stale_reasons[why];
+    print_run_row(run, state);
+  });
+  for (const auto& [why, n] : stale_reasons) std::printf("stale (%lld): %s\n", n, why.c_str());
+  const long long stale = counts[suite::RunState::stale], corrupt = counts[suite::RunState::corrupt];
+  std::printf("suite %s: %zu runs valid: %lld done, %lld partial, %lld new%s%s; results in %s\n",
+              plan.name.c_str(), plan.size(), counts[suite::RunState::done], counts[suite::RunState::partial],
+              counts[suite::RunState::fresh],
+              stale ? (", " + std::to_string(stale) + " stale (run reruns them, --reuse-stale keeps them)").c_str()
+                    : "",
+              corrupt ? (", " + std::to_string(corrupt) + " corrupt (run again)").c_str() : "",
+              plan.results_dir.c_str());
 }
 
 }  // namespace
@@ -65,39 +126,12 @@ std::function<int()> add_plan(CLI::App& app) {
     overrides.results_dir = o->results;
     overrides.only_problems = o->only_problems;
     overrides.only_solvers = o->only_solvers;
-    const suite::Suite s = suite::load_suite(o->suite, overrides);
-    suite::validate_suite(s);
-    const suite::ResultsStore store(s.results_dir);
-    if (o->json) {
-      print_plan_json(s, store);
-      return 0;
-    }
-    std::map<suite::RunState, int> counts;
-    std::map<std::string, int> stale_reasons;  // runs per reason, listed after the table
-    std::printf("%-16s  %-7s  %-22s  %-5s  %s\n", "id", "state", "solver", "seed", "parameters");
-    for (const auto& run : s.runs) {
-      std::string why;
-      const suite::RunState st = store.state(run, &why);
-      ++counts[st];
-      if (st == suite::RunState::stale) ++stale_reasons[why];
-      std::string params;
-      for (const auto& [k, v] : run.request.solver_params) params += k + "=" + v + " ";
-      params += "| " + run.request.problem;
-      for (const auto& [k, v] : run.request.problem_params) params += " " + k + "=" + v;
-      params += " | " + run.request.participation.to_text();
-      std::printf("%-16s  %-7s  %-22s  %-5llu  %s\n", run.id.c_str(), to_string(st).c_str(),
-                  run.request.solver.c_str(), static_cast<unsigned long long>(run.request.seed),
-                  params.c_str());
-    }
-    for (const auto& [why, n] : stale_reasons)
-      std::printf("stale (%d): %s\n", n, why.c_str());
-    const int stale = counts[suite::RunState::stale], corrupt = counts[suite::RunState::corrupt];
-    std::printf("suite %s: %zu runs valid: %d done, %d partial, %d new%s%s; results in %s\n",
-                s.name.c_str(), s.runs.size(), counts[suite::RunState::done],
-                counts[suite::RunState::partial], counts[suite::RunState::fresh],
-                stale ? (", " + std::to_string(stale) + " stale (run reruns them, --reuse-stale keeps them)").c_str() : "",
-                corrupt ? (", " + std::to_string(corrupt) + " corrupt (run again)").c_str() : "",
-                s.results_dir.c_str());
+    const suite::SuitePlan plan = suite::load_suite_plan(o->suite, overrides);
+    validate(plan);
+    const suite::ResultsStore store(plan.results_dir);
+    const suite::RunStateLookup states(store);
+    if (o->json) print_plan_json(plan, states);
+    else print_plan_table(plan, states);
     return 0;
   };
 }

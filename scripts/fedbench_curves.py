@@ -1,12 +1,23 @@
 """Curve arithmetic shared by plot.py, summary.py and report.py: where a run stops being
 plottable (diverged), median curves over runs that are still alive, targets like
-'metric>=value'. numpy only."""
+'metric>=value'; plain_label for text drawn by matplotlib. numpy only."""
 import re
 
 import numpy as np
 
 DIVERGENCE_FACTOR = 1e10  # fedbench's default: a metric this far above its start is diverged
 HARD_LIMIT = 1e100        # beyond this matplotlib's transforms overflow
+
+
+def plain_label(text):
+    """Text that matplotlib draws as written. Every string that comes from data (solver,
+    problem and parameter values, suite and experiment titles, column names, descriptions and
+    units) goes through this before a title, axis label, legend label or annotation: matplotlib
+    reads the text between two unescaped dollar signs as mathtext, and a name like
+    '$\\undefinedmacro{x}$' would end the drawing with a parse error. Each '$' becomes '\\$',
+    which matplotlib draws as a plain dollar sign (other characters, backslashes included, are
+    drawn as they are outside mathtext). Fixed labels that mean mathtext do not go through it."""
+    return str(text).replace("$", r"\$")
 
 
 def parse_target(text):

@@ -5,16 +5,41 @@
     df = fr.load_results("results/smoke") # every run of a results directory, long format
 
 load_run raises on a file it cannot read; load_results skips such files with a one-line
-warning on stderr. Uses numpy, h5py and pandas only (Debian's python3-* packages)."""
-import glob
+warning on stderr. The scripts also take from here publish (write a file by temporary file and
+rename) and exit_with_parent (end with the fedbench process that started them). Uses numpy,
+h5py and pandas only (Debian's python3-* packages)."""
 import os
-import re
-import sys
-import tempfile
 
-import h5py
-import numpy as np
-import pandas as pd
+
+def _process_name(pid):
+    """The file name of a process's executable ('' when it cannot be read)."""
+    try:
+        # A rebuilt binary reads '.../fedbench (deleted)' while the old one still runs.
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe")).removesuffix(" (deleted)")
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+# The process that started this one, noted when the module is first imported: the scripts
+# import it first, a few milliseconds after they start, so that a fedbench killed during the
+# imports of h5py, numpy and pandas is still known as the parent (exit_with_parent).
+_STARTED_BY = (os.getppid(), _process_name(os.getppid()))
+
+import contextlib  # noqa: E402
+import glob  # noqa: E402
+import re  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 FORMAT = "fedbench-trajectory"
 MAX_FORMAT_VERSION = 2
@@ -104,23 +129,98 @@ def load_run(path):
     return df
 
 
+@contextlib.contextmanager
+def _signals_held():
+    """SIGTERM and SIGINT held back (delivered when the block ends): no SystemExit or
+    KeyboardInterrupt between creating a temporary file and noting its name, or while removing
+    it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _umask():
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)  # no other way to read it; the scripts run one thread
+    os.umask(mask)
+    return mask
+
+
 def publish(path, write):
     """Calls write(tmp) on a new temporary file beside `path` (created with O_EXCL under a random
-    name), then renames it over `path`: a link planted at `path` is replaced, never written
-    through, and a reader sees the old file or the whole new one."""
+    name, '.NAME.XXXXXXXX.EXT'), then renames it over `path`: a link planted at `path` is
+    replaced, never written through, and a reader sees the old file or the whole new one. The
+    file gets the mode a plain open() would give it (0666 less the umask), not mkstemp's 0600. Any
+    exception, and SIGTERM once exit_with_parent has run (it raises SystemExit), removes the
+    temporary file; `path` is left as it was."""
     directory = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.", suffix=os.path.splitext(base)[1])
-    os.close(fd)
+    tmp = None
     try:
+        with _signals_held():
+            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{base}.",
+                                       suffix=os.path.splitext(base)[1])
+        os.fchmod(fd, 0o666 & ~_umask())
+        os.close(fd)
         write(tmp)
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            with _signals_held():
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
         raise
+
+
+def _terminated(signum, frame):
+    # Once: a second SIGTERM during the clean-up ends the process at once.
+    signal.signal(signum, signal.SIG_DFL)
+    raise SystemExit(128 + signum)
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def exit_with_parent():
+    """Called by the scripts as they start: SIGTERM raises SystemExit (exit status 143), so the
+    clean-up of publish and of subprocess.run (which kills its child) runs and no temporary file
+    is left; and, on Linux, the script ends when the fedbench process that started it dies,
+    SIGKILL included (prctl PR_SET_PDEATHSIG delivers SIGTERM).
+
+    fedbench starts the scripts with fork and exec and passes nothing that names it, so the
+    parent is recognised by its executable's name, 'fedbench', as it was when this module was
+    imported. A script started by hand (its parent a shell, nohup, a job runner) does not die
+    with its parent: `python3 plot.py ... &` in a shell that then exits keeps running.
+    FEDBENCH_EXIT_WITH_PARENT=1 ties a script to whatever process started it (a driver of your
+    own), =0 never. If that parent is already gone when this runs (the script was re-parented
+    to init or a subreaper during its imports), the script exits at once with status 143."""
+    signal.signal(signal.SIGTERM, _terminated)
+    wanted = os.environ.get("FEDBENCH_EXIT_WITH_PARENT", "")
+    parent, name = _STARTED_BY
+    if wanted == "0" or (wanted != "1" and name != "fedbench") or not sys.platform.startswith("linux"):
+        return
+    import ctypes  # noqa: PLC0415 - Linux only
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) != 0:
+        return  # not honoured (a sandbox): the script runs as before
+    # Set after the parent died, the death signal never comes: look again.
+    if os.getppid() != parent:
+        print(f"{os.path.basename(sys.argv[0])}: the process that started it "
+              f"(pid {parent}) has exited; stopping", file=sys.stderr)
+        raise SystemExit(128 + signal.SIGTERM)
 
 
 def suite_ids(results_dir):
@@ -133,10 +233,30 @@ def suite_ids(results_dir):
     return {r[1] for r in rows if len(r) == 5 and len(r[1]) == 16}
 
 
+_RUN_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def run_id(identity):
+    """The run id fedbench gives the identity text of a run (FNV-1a, then SplitMix64's mixer)."""
+    data = identity.encode()
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    z = h ^ len(data)
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & 0xFFFFFFFFFFFFFFFF
+    return f"{z ^ (z >> 31):016x}"
+
+
+def _in_results_dir(path):
+    return os.path.basename(os.path.dirname(os.path.abspath(path))) == "runs"
+
+
 def run_files(sources, all_runs=False):
     """The .h5 files of results directories (their runs/, else the directory) and files. Of a
-    results directory where fedbench recorded its suites' runs (suite.tsv), only those runs,
-    as `fedbench select`, `export` and `report` show it, unless all_runs."""
+    results directory, only files named by a run id (backups and copies are not runs) and,
+    where fedbench recorded its suites' runs (suite.tsv), only those runs, as `fedbench
+    select`, `export` and `report` show it, unless all_runs."""
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     paths = []
@@ -145,6 +265,11 @@ def run_files(sources, all_runs=False):
         if os.path.isdir(s):
             runs = os.path.join(s, "runs")
             found = sorted(glob.glob(os.path.join(runs if os.path.isdir(runs) else s, "*.h5")))
+            named = [p for p in found if _RUN_ID.fullmatch(os.path.basename(p)[:-3])]
+            if len(named) < len(found):
+                print(f"fedbench_read: {s}: {len(found) - len(named)} files under runs/ are not runs "
+                      "of this suite (the name is not a run id): left out", file=sys.stderr)
+            found = named
             ids = None if all_runs else suite_ids(s)
             if ids is not None:
                 kept = [p for p in found if os.path.basename(p)[:-3] in ids]
@@ -159,8 +284,24 @@ def run_files(sources, all_runs=False):
     return paths
 
 
+def _not_its_run(run):
+    """Why a run file under a results directory's runs/ is not the run its name stands for
+    (None when it is): its stored identity text must hash to its name."""
+    path = run.attrs["path"]
+    if not _in_results_dir(path):
+        return None
+    identity = run.attrs.get("identity")
+    if not identity:
+        return "it records no run identity (written by fedbench before run identities were stored)"
+    stem = os.path.basename(path)[:-3]
+    if run_id(str(identity)) != stem:
+        return f"its stored identity hashes to {run_id(str(identity))}, not to its name"
+    return None
+
+
 def read_runs(sources, all_runs=False):
-    """load_run of every file of `sources`, skipping unreadable files with a warning."""
+    """load_run of every file of `sources`, skipping unreadable files (and, in a results
+    directory, files that are not the run their name stands for) with a warning."""
     if isinstance(sources, pd.DataFrame):
         return [sources]
     if isinstance(sources, (list, tuple)) and sources and all(
@@ -172,10 +313,17 @@ def read_runs(sources, all_runs=False):
             print(f"fedbench_read: skipping {path}: no such file or directory", file=sys.stderr)
             continue
         try:
-            runs.append(load_run(path))
+            run = load_run(path)
         except Exception as e:  # noqa: BLE001 - any unreadable file is skipped, never a traceback
             reason = str(e).splitlines()[0] if str(e) else type(e).__name__
             print(f"fedbench_read: skipping {path}: {reason}", file=sys.stderr)
+            continue
+        why = _not_its_run(run)
+        if why:
+            print(f"fedbench_read: skipping {path}: not a run of this results directory: {why}",
+                  file=sys.stderr)
+            continue
+        runs.append(run)
     return runs
 
 

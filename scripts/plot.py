@@ -13,22 +13,34 @@ x may be any column, or bytes (up + down) or oracle_calls (sum of the *_calls co
 Metrics where higher is better (accuracy, AUC) use a linear axis. Several metrics in --y
 (comma-separated) draw one row of panels each; --panel KEY draws one
 column of panels per value of KEY (e.g. lambda or dataset), with one shared legend.
-Uses numpy, pandas, h5py and matplotlib (Agg)."""
-import argparse
-import textwrap
+Names, values and titles are drawn as written (a '$' is a dollar sign, never mathtext).
+The figure is written to a temporary file beside OUT and renamed over it. Started by fedbench,
+the script ends when fedbench does (fedbench_read.exit_with_parent); SIGTERM ends it without
+leaving a temporary file. Uses numpy, pandas, h5py and matplotlib (Agg)."""
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# First of all: fedbench_read notes which process started this one.
+import fedbench_read as fr  # noqa: E402
+
+if __name__ == "__main__":
+    # Before the slow imports: end with the fedbench process that started this one, and end
+    # cleanly on SIGTERM.
+    fr.exit_with_parent()
+import argparse  # noqa: E402
+import textwrap  # noqa: E402
+
+import fedbench_curves as fc  # noqa: E402
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+# Labels come from data and are drawn as plain text (fc.plain_label); a matplotlibrc asking
+# for LaTeX would fail on any underscore in a parameter name.
+matplotlib.rcParams["text.usetex"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fedbench_curves as fc  # noqa: E402
-import fedbench_read as fr  # noqa: E402
 
 X_LABELS = {"round": "communication rounds", "bytes": "bytes sent (up + down)",
             "oracle_calls": "oracle calls (all kinds)", "samples": "samples (component gradients)",
@@ -112,7 +124,7 @@ def draw(ax, curves, log, legend_suffix=True, colors=None):
             label += (f" ({c['word']})" if c["total"] == 1
                       else f" ({c['diverged']}/{c['total']} {c['word']})")
         style = "-" if c["diverged"] == 0 else "--"
-        ax.plot(x, y, style, color=color, label=label, linewidth=1.6)
+        ax.plot(x, y, style, color=color, label=fc.plain_label(label), linewidth=1.6)
         if c["total"] > 1 and len(x):
             ax.fill_between(x, low, high, color=color, alpha=0.15, linewidth=0)
         finite = np.flatnonzero(np.isfinite(y))
@@ -198,14 +210,14 @@ def main():
     for row, col, value, ycol, log, curves in drawn:
         ax = axes[row][col]
         draw(ax, curves, log, colors=[cmap(colors[c["label"]] % cmap.N) for c in curves])
-        ax.set_xlabel(X_LABELS.get(args.x, args.x))
+        ax.set_xlabel(fc.plain_label(X_LABELS.get(args.x, args.x)))
         if col == 0:
-            ax.set_ylabel(y_label(usable, ycol))
+            ax.set_ylabel(fc.plain_label(y_label(usable, ycol)))
         if panel_key is not None and row == 0:
-            ax.set_title(group_label([panel_key], [value]), fontsize=10)
+            ax.set_title(fc.plain_label(group_label([panel_key], [value])), fontsize=10)
     many = total > 8
     if ncols * nrows == 1:
-        axes[0][0].set_title("\n".join(textwrap.wrap(args.title, 70)))
+        axes[0][0].set_title(fc.plain_label("\n".join(textwrap.wrap(args.title, 70))))
         if many:
             axes[0][0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
             fig.set_size_inches(10.5, 4.8)
@@ -213,7 +225,7 @@ def main():
             axes[0][0].legend(fontsize=8)
         fig.tight_layout()
     else:
-        fig.suptitle("\n".join(textwrap.wrap(args.title, int(11 * fig.get_size_inches()[0]))))
+        fig.suptitle(fc.plain_label("\n".join(textwrap.wrap(args.title, int(11 * fig.get_size_inches()[0])))))
         handles, labels, seen = [], [], set()  # every panel's curves, each label once
         for ax in axes.flat:
             for h, lab in zip(*ax.get_legend_handles_labels()):

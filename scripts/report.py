@@ -12,27 +12,38 @@ The best configuration of a solver has the best median over seeds of the metric 
 primary_metric unless --metric) at the last round every run that ended ok reached; diverged
 and failed runs score worst. Those scores are fedbench's own (`fedbench select --json`, the
 same function as selection and the experiments' claims): the fedbench binary is --fedbench,
-else $FEDBENCH, else `fedbench` on PATH, else the source tree's build/bin/fedbench. Uses
+else $FEDBENCH, else `fedbench` on PATH, else the source tree's build/bin/fedbench. Names and
+values from the runs are drawn in the figures as written (a '$' is a dollar sign, never
+mathtext) and escaped on the page. index.html is written to a temporary file and renamed over
+the old one. Started by fedbench, the script ends when fedbench does
+(fedbench_read.exit_with_parent); SIGTERM ends it without leaving a temporary file. Uses
 numpy, pandas, h5py and matplotlib (Agg)."""
-import argparse
-import base64
-import datetime
-import json
 import os
-import shutil
-import subprocess
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# First of all: fedbench_read notes which process started this one.
+import fedbench_read as fr  # noqa: E402
+
+if __name__ == "__main__":
+    # Before the slow imports: end with the fedbench process that started this one, and end
+    # cleanly on SIGTERM.
+    fr.exit_with_parent()
+import argparse  # noqa: E402
+import base64  # noqa: E402
+import datetime  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+import fedbench_curves as fc  # noqa: E402
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
+matplotlib.rcParams["text.usetex"] = False  # labels are plain text (fc.plain_label)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fedbench_curves as fc  # noqa: E402
-import fedbench_read as fr  # noqa: E402
 import plot as fplot  # noqa: E402
 import report_html as H  # noqa: E402
 
@@ -198,7 +209,7 @@ def figure(sec, colors):
             c["label"] = sec.best_label(s)
         fplot.draw(ax, curves, log, colors=[colors[s] for s in solvers])
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(f"{sec.metric} {H.ARROW.get(sec.direction, '')}")
+        ax.set_ylabel(fc.plain_label(f"{sec.metric} {H.ARROW.get(sec.direction, '')}"))
         if xcol != "round":
             ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
     handles, labels = axes.flat[0].get_legend_handles_labels()

@@ -21,6 +21,7 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
   h.problem_params = config.problem_params;
   h.solver_params = config.solver_params;
   h.config_text = config.to_text();
+  h.identity = meta.identity;
   h.command_line = meta.command_line;
   h.setup_time = meta.setup_time;
   h.env = current_environment(threads, meta.mpi_ranks);

@@ -58,6 +58,9 @@ struct RunEnvironment {
 //! What the caller knows of a run beyond its configuration.
 struct RunMeta {
   std::string command_line;
+  //! The identity text a suite's run id hashes ("" for a run outside a suite): stored so that a
+  //! file is recognised as the run its name stands for, and a changed byte is noticed.
+  std::string identity;
   std::vector<Constant> constants_read;  //!< by the theory presets: recorded beside the eager ones
   double setup_time = 0;  //!< seconds to build the instance and prepare the run
   int mpi_ranks = 1;
@@ -67,6 +70,7 @@ struct RunHeader {
   std::string problem, solver;
   std::map<std::string, std::string> problem_params, solver_params;
   std::string config_text;    //!< canonical resolved configuration (RunConfig::to_text)
+  std::string identity;       //!< what the run's id hashes (suite runs; "" otherwise)
   std::string command_line;
   std::uint64_t seed = 0;
   std::map<std::string, double> constants;

@@ -57,6 +57,7 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
 Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
   check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick", "statement"}, file, "claim");
   Claim c;
+  c.location = where(file, node);
   c.text = text_of(node["text"], file, "claim text");
   if (c.text.empty()) throw UserError(where(file, node) + "a claim needs text: what the paper says");
   const char* kinds[] = {"better", "below", "above", "within", "closer"};
@@ -215,10 +216,36 @@ std::vector<Statement> read_statements(const YAML::Node& node, const std::string
   return out;
 }
 
+// yaml-cpp reads the first of two equal keys of a map and drops the second without a word (a
+// claim's second `quick:` line would never apply): refused anywhere in the file.
+void check_unique_keys(const YAML::Node& node, const std::string& file) {
+  if (node.IsSequence())
+    for (const auto& item : node) check_unique_keys(item, file);
+  if (!node.IsMap()) return;
+  std::set<std::string> seen;
+  for (const auto& kv : node) {
+    if (kv.first.IsScalar() && !seen.insert(kv.first.Scalar()).second)
+      throw UserError(where(file, kv.first) + "key '" + kv.first.Scalar() + "' is given twice in one map; merge the two");
+    check_unique_keys(kv.second, file);
+  }
+}
+
+// The experiment files of a directory, sorted.
+std::vector<std::string> experiment_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  if (ec) throw UserError("cannot read the experiments directory " + dir);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
 
 Experiment load_experiment(const std::string& path) {
   const YAML::Node root = load_yaml_file(path, "experiment");
+  check_unique_keys(root, path);
   check_keys(root, kKeys, path, "experiment");
   Experiment e;
   e.path = path;
@@ -247,6 +274,7 @@ Experiment load_experiment(const std::string& path) {
         (fs::path(path).parent_path() / text_of(root["baselines"], path, "baselines")).lexically_normal().string();
   if (const auto s = root["select"]) {
     check_keys(s, {"metric", "at"}, path, "select");
+    e.select_location = where(path, s);
     e.select_metric = text_of(s["metric"], path, "select metric");
     e.select_at = text_of(s["at"], path, "select at");
   }
@@ -266,6 +294,7 @@ Experiment load_experiment(const std::string& path) {
   }
   if (const auto f = root["figure"]) {
     check_keys(f, {"x", "y", "group", "panel", "scale"}, path, "figure");
+    e.figure_location = where(path, f);
     if (f["x"]) e.figure_x = text_of(f["x"], path, "figure x");
     if (f["group"]) e.figure_group = text_of(f["group"], path, "figure group");
     e.figure_panel = text_of(f["panel"], path, "figure panel");
@@ -322,14 +351,25 @@ void check_tuning_seeds(const Experiment& e, const Suite& tuning) {
 }
 
 std::vector<Experiment> load_experiments(const std::string& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
-  if (ec) throw UserError("cannot read the experiments directory " + dir);
-  std::sort(files.begin(), files.end());
   std::vector<Experiment> out;
-  for (const auto& f : files) out.push_back(load_experiment(f));
+  for (const auto& f : experiment_files(dir)) out.push_back(load_experiment(f));
+  return out;
+}
+
+std::vector<ListedExperiment> list_experiments(const std::string& dir) {
+  std::vector<ListedExperiment> out;
+  for (const auto& path : experiment_files(dir)) {
+    ListedExperiment item;
+    item.path = path;
+    try {
+      Experiment e = load_experiment(path);
+      validate_experiment(e);
+      item.experiment = std::move(e);
+    } catch (const UserError& error) {
+      item.error = naming(path, error.what());
+    }
+    out.push_back(std::move(item));
+  }
   return out;
 }
 

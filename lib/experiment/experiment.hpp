@@ -59,6 +59,19 @@
 // replace it: `{}` is every run of that method). `closer`
 // passes when the solver's value is nearer the `to` side's than the `than` side's.
 //
+// Checked before anything runs (validate_experiment, then check_recorded_metrics), each failure
+// one UserError "FILE:LINE: claim 'TEXT': ..." at the claim's line: every claim, as written and
+// with its quick fields, names methods (solver, than, to) with runs in the suites it reads (the
+// tuning and baselines suites; a variant's claims also the variant's suite), where keys that are
+// parameters of those problems or of that side's method (or participation), a metric runs record
+// (a problem metric or a counter column; then one the suites' problems record, checked on one
+// instance per problem configuration), `at` >= 0 and, on the round axis, within the rounds of
+// that method's runs (under --quick, quick.rounds: such a claim needs its quick `at`), and for
+// `within` value <= high. `select` (metric, at within the tuning rounds) and the figure's y
+// metrics are checked likewise, and a key given twice in one map is refused. `reproduce --list`
+// makes these checks (all but the instance one) on every file and lists a failing file as
+// invalid with its error, beside the others (exit 2).
+//
 // An experiment this machine cannot run meaningfully is listed with `out_of_scope: REASON`
 // and no suite or claims.
 #pragma once
@@ -87,6 +100,7 @@ struct Claim {
   //! "samples".
   std::string axis = "round";
   std::string statement;  //!< id of the paper sentence it checks (empty: none)
+  std::string location;   //!< "FILE:LINE: " of the claim in its file, for messages
 };
 
 //! A sentence of the paper that compares one method with several: each compared method must
@@ -113,6 +127,7 @@ struct Experiment {
   std::string suite_path;                //!< resolved
   std::string baselines_path;            //!< resolved; empty: none
   std::optional<std::string> select_metric, select_at;
+  std::string select_location, figure_location;  //!< "FILE:LINE: " of those blocks, for messages
   std::vector<std::uint64_t> report_seeds;
   std::optional<std::int64_t> quick_rounds;
   std::vector<std::uint64_t> quick_seeds, quick_report_seeds;
@@ -127,6 +142,26 @@ struct Experiment {
 Experiment load_experiment(const std::string& path);
 //! Every experiment file under `dir` (sorted by name).
 std::vector<Experiment> load_experiments(const std::string& dir);
+
+//! Checks an experiment against the suites its claims read, loaded as `reproduce` loads them
+//! (full and --quick budgets): each claim's solvers, `where` keys, metric and `at`, the select
+//! criterion and the figure's metrics; UserError "FILE:LINE: claim 'TEXT': ..." at the first
+//! bad one. Builds no problem instance: cheap enough for every file of `reproduce --list`.
+void validate_experiment(const Experiment& e);
+//! The metrics of the claims, the select criterion and the figure against the columns the
+//! suites' problems record, one instance built per problem configuration (one that cannot be
+//! built here is left to its runs to report); UserError as validate_experiment.
+void check_recorded_metrics(const Experiment& e);
+
+//! One file of an experiments directory: read and validated, or the one-line reason why not.
+struct ListedExperiment {
+  std::string path;
+  std::optional<Experiment> experiment;  //!< empty: `error` says what is wrong
+  std::string error;
+};
+//! Every experiment file under `dir` (sorted by file name), each read and validated on its own:
+//! a malformed file is listed with its error and does not hide the others.
+std::vector<ListedExperiment> list_experiments(const std::string& dir);
 
 struct ClaimResult {
   bool passed = false;

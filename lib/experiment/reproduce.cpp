@@ -86,6 +86,9 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
   if (!e.out_of_scope.empty())
     throw UserError("experiment '" + e.name + "' is out of scope here: " + e.out_of_scope);
   FEDBENCH_CHECK(!o.output.empty(), "reproduce needs an output directory");
+  // A claim the runs could never answer is refused before they start.
+  validate_experiment(e);
+  check_recorded_metrics(e);
   std::filesystem::create_directories(o.output);
   ReproduceOutcome out;
   out.report_dir = run_report(e, o);

@@ -35,8 +35,8 @@ struct ReproduceOutcome {
 };
 
 //! Runs `e` end to end (resuming runs already in `options.output`), writes claims.txt there and
-//! returns the verdict; UserError for an experiment that is out of scope or whose tuning would
-//! choose on too few seeds.
+//! returns the verdict; UserError before any run for an experiment that is out of scope, fails
+//! validate_experiment or check_recorded_metrics, or whose tuning would choose on too few seeds.
 ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& options);
 
 }  // namespace fedbench::suite

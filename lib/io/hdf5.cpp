@@ -394,7 +394,8 @@ std::vector<double> read_vector(hid_t group, const std::string& name, hsize_t ma
   hsize_t n = 0;
   H5Sget_simple_extent_dims(space.id(), &n, nullptr);
   if (n > max_length)
-    fail(what + " claims " + std::to_string(n) + " values, more than the file can hold");
+    fail(what + " claims " + std::to_string(n) + " values, more than the file can hold (corrupt, or a "
+                "decompression bomb)");
   Handle type(H5Dget_type(ds.id()), H5Tclose);
   if (!standard_number(type.id())) fail(what + " does not hold plain numbers");
   check_storage(ds.id(), what);

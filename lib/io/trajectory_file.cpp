@@ -84,6 +84,7 @@ void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
   h5::write_attribute(root, "compiler", compiler_id());
   h5::write_attribute(root, "command_line", h.command_line);
   h5::write_attribute(root, "config", h.config_text);
+  if (!h.identity.empty()) h5::write_attribute(root, "identity", h.identity);
   h5::write_attribute(root, "problem", h.problem);
   h5::write_attribute(root, "solver", h.solver);
   h5::write_attribute(root, "primary_metric", h.primary_metric);

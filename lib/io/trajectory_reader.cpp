@@ -33,6 +33,7 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
   h.problem_params = run.problem_params;
   h.solver_params = run.solver_params;
   h.config_text = text("config");
+  h.identity = text("identity");
   h.command_line = text("command_line");
   h.seed = static_cast<std::uint64_t>(number("seed"));
   h.constants = run.constants;
@@ -108,7 +109,7 @@ struct RootAttribute {
 constexpr double kExact = 9007199254740992.0;  // 2^53: counts kept in doubles stay exact
 const RootAttribute kRootAttributes[] = {
     {"fedbench_version", Kind::text}, {"git_commit", Kind::text}, {"compiler", Kind::text},
-    {"command_line", Kind::text}, {"config", Kind::text, true}, {"problem", Kind::text, true},
+    {"command_line", Kind::text}, {"config", Kind::text, true}, {"identity", Kind::text}, {"problem", Kind::text, true},
     {"solver", Kind::text, true}, {"primary_metric", Kind::text},
     {"seed", Kind::count, true, 18446744073709551616.0}, {"num_clients", Kind::count, false, 2147483648.0},
     {"dim", Kind::count, false, kExact}, {"dim_x", Kind::count, false, kExact},
@@ -153,11 +154,12 @@ void read_root_attributes(hid_t root, StoredRun& run) {
   }
 }
 
-// Deflate expands data at most ~1032 times: a file cannot hold more values than 1100 times
-// its bytes / 8, so a larger claim is corrupt metadata, refused before it is allocated.
+// The values a file may hold in all (kMaxValueBytesPerFileByte): a larger claim, in one
+// dataset or over several, is refused before it is allocated or inflated.
 class ValueBudget {
  public:
-  explicit ValueBudget(std::uintmax_t file_bytes) : left_(file_bytes / 8 * 1100 + 1024) {}
+  explicit ValueBudget(std::uintmax_t file_bytes)
+      : left_(file_bytes * kMaxValueBytesPerFileByte / sizeof(double) + 1024) {}
   std::vector<double> read(hid_t group, const std::string& name) {
     std::vector<double> v = h5::read_vector(group, name, left_);
     left_ -= v.size();

@@ -100,7 +100,7 @@ CheckTotals check_against_reference(const Suite& suite, const std::string& fresh
     if (reference_state == RunState::stale && stale_references++ == 0) first_stale = run.id + ": " + why;
     if (reference_state == RunState::corrupt) {
       out << "FAIL " << who << ": reference " << reference.run_file(run.id)
-          << " is not a complete run (" << run_file_problem(reference.run_file(run.id), run.identity_text)
+          << " is not a complete run (" << run_file_problem(reference.run_file(run.id))
           << "); rewrite it with --update\n";
       ++totals.failed;
       continue;

@@ -9,18 +9,18 @@
 
 namespace fedbench::suite {
 
-std::vector<std::string> collect_run_files(const std::vector<std::string>& inputs, bool all_runs) {
+std::vector<RunFileRef> collect_run_files(const std::vector<std::string>& inputs, bool all_runs) {
   namespace fs = std::filesystem;
-  std::vector<std::string> files;
+  std::vector<RunFileRef> files;
   for (const auto& input : inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       const auto found = ResultsStore(input).suite_files(all_runs);
       if (found.empty())
         throw UserError("no finished runs under " + input + "/runs; run a suite into it first");
-      files.insert(files.end(), found.begin(), found.end());
+      for (const auto& f : found) files.push_back({f, RunOrigin::results_directory});
     } else if (fs::is_regular_file(input, ec)) {
-      files.push_back(input);
+      files.push_back({input, RunOrigin::named});
     } else {
       throw UserError(input + " is neither a run file nor a results directory");
     }
@@ -28,9 +28,11 @@ std::vector<std::string> collect_run_files(const std::vector<std::string>& input
   return files;
 }
 
-long long export_runs(const std::vector<std::string>& files, io::OutputFormat format,
+long long export_runs(const std::vector<RunFileRef>& files, io::OutputFormat format,
                       std::ostream& out) {
-  const std::vector<io::StoredRun> runs = read_complete_runs(files);  // corrupt ones reported
+  std::vector<io::StoredRun> runs;
+  for (const auto& f : files)
+    if (auto run = read_complete_run(f.path, f.origin)) runs.push_back(std::move(*run));  // others reported
   StaleTally stale;
   for (const auto& r : runs) stale.add(r);
   stale.report();

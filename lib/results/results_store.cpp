@@ -1,6 +1,7 @@
 #include "results/results_store.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "io/screen/run_file_screen.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/run_claim.hpp"
+#include "results/run_identity.hpp"
 
 namespace fedbench::suite {
 
@@ -33,67 +35,59 @@ std::string to_string(RunState s) {
 
 namespace {
 
-// Reads a run file whole; UserError unless it is a finished run.
-io::StoredRun read_finished_run(const std::string& path) {
+// Why the file at `path`, finished, is not the run its name stands for ("" when it is).
+std::string not_its_run(const std::string& path, const std::string& identity, const std::string& config,
+                        double seed) {
+  const std::string why = identity_mismatch(fs::path(path).stem().string(), identity, config, seed);
+  return why.empty() ? why : path + ": not a run of this results directory: " + why;
+}
+
+// Reads a run file whole; UserError unless it is a finished run (and, from a results
+// directory, the run its name stands for).
+io::StoredRun read_finished_run(const std::string& path, RunOrigin origin) {
   io::StoredRun run = io::read_trajectory_screened(path);
   const auto status = run.text.find("status");
   if (status == run.text.end() || status->second == "running")
     throw UserError(path + ": the run's end was never written");
+  if (origin == RunOrigin::results_directory) {
+    const auto text = [&](const char* key) {
+      const auto it = run.text.find(key);
+      return it == run.text.end() ? std::string() : it->second;
+    };
+    const auto seed = run.numbers.find("seed");
+    const std::string why =
+        not_its_run(path, text("identity"), text("config"), seed == run.numbers.end() ? -1.0 : seed->second);
+    if (!why.empty()) throw UserError(why);
+  }
   return run;
 }
 
-// What a run file's configuration must share with the identity text its name stands for:
-// the problem block, the solver's name and the seed (solver parameters given as presets are
-// resolved to numbers when the run starts, so they differ in form).
-std::string configuration_key(const std::string& text) {
-  std::string key;
-  bool in_problem = true, solver_name_next = false;
-  for (const auto& line : split(text, '\n')) {
-    if (line == "solver:") {
-      in_problem = false;
-      solver_name_next = true;
-      continue;
-    }
-    if (in_problem || solver_name_next || line.rfind("seed:", 0) == 0) key += line + "\n";
-    solver_name_next = false;
-  }
-  return key;
-}
-
-}  // namespace
-
-namespace {
-
-std::string verdict_problem(const std::string& path, const io::ScreenVerdict& verdict,
-                            const std::string& identity_text) {
+std::string verdict_problem(const std::string& path, const io::ScreenVerdict& verdict) {
   if (!verdict.problem.empty()) return verdict.problem;
   if (verdict.status.empty() || verdict.status == "running") return path + ": the run's end was never written";
-  if (!identity_text.empty() && configuration_key(verdict.config) != configuration_key(identity_text))
-    return path + ": holds another run (its problem, solver or seed is not the one this name "
-                  "stands for)";
-  return "";
+  return not_its_run(path, verdict.identity, verdict.config, verdict.seed);
 }
 
 }  // namespace
 
-std::string run_file_problem(const std::string& path, const std::string& identity_text) {
-  return verdict_problem(path, io::screen_run_file(path), identity_text);
+std::string run_file_problem(const std::string& path) {
+  return verdict_problem(path, io::screen_run_file(path));
 }
 
-std::optional<io::StoredRun> read_complete_run(const std::string& file) {
+std::optional<io::StoredRun> read_complete_run(const std::string& file, RunOrigin origin) {
   try {
-    return read_finished_run(file);
+    return read_finished_run(file, origin);
   } catch (const UserError& e) {
     std::fprintf(stderr, "fedbench: skipped: %s\n", naming(file, e.what()).c_str());
     return std::nullopt;
   }
 }
 
-std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files) {
+std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files, RunOrigin origin) {
   std::vector<io::StoredRun> runs;
   runs.reserve(files.size());
   for (const auto& file : files)
-    if (auto run = read_complete_run(file)) runs.push_back(std::move(*run));
+    if (auto run = read_complete_run(file, origin)) runs.push_back(std::move(*run));
   return runs;
 }
 
@@ -110,7 +104,7 @@ RunState ResultsStore::state(const SuiteRun& run, std::string* why) const {
   std::error_code ec;
   if (fs::exists(file, ec)) {
     const io::ScreenVerdict verdict = io::screen_run_file(file);
-    std::string reason = verdict_problem(file, verdict, run.identity_text);
+    std::string reason = verdict_problem(file, verdict);
     RunState state = RunState::corrupt;
     if (reason.empty()) {
       reason = staleness(verdict.provenance, run.request.problem, run.request.solver);
@@ -125,7 +119,7 @@ RunState ResultsStore::state(const SuiteRun& run, std::string* why) const {
 
 std::string ResultsStore::set_aside(const SuiteRun& run) const {
   const std::string& id = run.id;
-  const std::string why = run_file_problem(run_file(id), run.identity_text);
+  const std::string why = run_file_problem(run_file(id));
   std::error_code ec;
   fs::rename(run_file(id), run_file(id) + ".corrupt", ec);
   if (ec) throw WriteError("cannot move " + run_file(id) + " aside: " + ec.message());
@@ -138,15 +132,25 @@ void ResultsStore::ensure_exists() const {
   if (ec) throw UserError("cannot create results directory " + dir_ + "/runs: " + ec.message());
 }
 
-std::vector<std::string> ResultsStore::finished_files() const {
+namespace {
+
+// The *.h5 files under dir/runs whose name is (or, with `runs` false, is not) a run id.
+std::vector<std::string> h5_files(const std::string& dir, bool runs) {
   std::vector<std::string> out;
   std::error_code ec;
-  if (!fs::is_directory(dir_ + "/runs", ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir_ + "/runs"))
-    if (e.path().extension() == ".h5") out.push_back(e.path().string());
+  if (!fs::is_directory(dir + "/runs", ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir + "/runs"))
+    if (e.path().extension() == ".h5" && is_run_id(e.path().stem().string()) == runs)
+      out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<std::string> ResultsStore::finished_files() const { return h5_files(dir_, true); }
+
+std::vector<std::string> ResultsStore::foreign_files() const { return h5_files(dir_, false); }
 
 namespace {
 
@@ -206,6 +210,12 @@ void ResultsStore::record_suite(const Suite& suite) const {
 }
 
 std::vector<std::string> ResultsStore::suite_files(bool all, bool quiet) const {
+  if (const auto foreign = foreign_files(); !foreign.empty() && !quiet)
+    std::fprintf(stderr,
+                 "fedbench: %s: %zu file%s under runs/ %s not runs of this suite (the name is not a run id, "
+                 "e.g. %s): left out\n",
+                 dir_.c_str(), foreign.size(), foreign.size() == 1 ? "" : "s", foreign.size() == 1 ? "is" : "are",
+                 foreign.front().c_str());
   std::vector<std::string> files = finished_files();
   const auto ids = recorded_ids(dir_);
   if (all || !ids) return files;
@@ -287,6 +297,42 @@ std::string participation_of(const std::string& config_text) {
   if (at == std::string::npos) return "";
   const auto begin = at + key.size();
   return config_text.substr(begin, config_text.find('\n', begin) - begin);
+}
+
+namespace {
+
+// The number of the run id a file name starts with ("<id>.h5", "<id>.h5.part", ...; the id
+// itself), if it does.
+std::optional<std::uint64_t> leading_run_id(const std::string& name) {
+  constexpr std::size_t kDigits = 16;
+  if (name.size() < kDigits || (name.size() > kDigits && name[kDigits] != '.')) return std::nullopt;
+  std::uint64_t id = 0;
+  const auto [end, ec] = std::from_chars(name.data(), name.data() + kDigits, id, 16);
+  if (ec != std::errc() || end != name.data() + kDigits) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
+RunStateLookup::RunStateLookup(const ResultsStore& store) : store_(store) {
+  std::error_code ec;
+  fs::directory_iterator it(store.dir() + "/runs", ec);
+  if (ec) {  // no runs directory: every run is new
+    complete_ = ec == std::errc::no_such_file_or_directory;
+    return;
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (const auto id = leading_run_id(it->path().filename().string())) listed_.push_back(*id);
+  }
+  complete_ = !ec;
+  std::sort(listed_.begin(), listed_.end());
+}
+
+RunState RunStateLookup::state(const SuiteRun& run, std::string* why) const {
+  const auto id = leading_run_id(run.id);
+  if (complete_ && id && !std::binary_search(listed_.begin(), listed_.end(), *id)) return RunState::fresh;
+  return store_.state(run, why);
 }
 
 }  // namespace fedbench::suite

@@ -3,6 +3,7 @@
 // a final name is trusted only after it has been read back whole: one that does not read (cut
 // short, overwritten, planted) is `corrupt`, set aside by the runner and run again.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +34,11 @@ class ResultsStore {
   std::string set_aside(const SuiteRun& run) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
-  //! Every finished run file under dir/runs, sorted by id.
+  //! Every finished run file under dir/runs (runs/<id>.h5 for a run id), sorted by id.
   std::vector<std::string> finished_files() const;
+  //! The other *.h5 files under dir/runs (backups, copies, foreign files): not runs, never
+  //! read as runs.
+  std::vector<std::string> foreign_files() const;
 
   //! Records the ids of `suite`'s runs in dir/suite.tsv (atomically), replacing those recorded
   //! for the same suite file before (other suites sharing the directory keep theirs): what
@@ -56,16 +60,22 @@ class ResultsStore {
   std::string dir_;
 };
 
-//! Why `path` is not a complete run file ("" when it is one): it must read back whole, carry a
-//! final status and, given the identity text of the run it should hold, that run's
-//! configuration.
-std::string run_file_problem(const std::string& path, const std::string& identity_text = "");
+//! Why `path`, a file under a results directory's runs/, is not a complete run file ("" when
+//! it is one): it must read back whole, carry a final status and be the run its name stands
+//! for (run_identity.hpp).
+std::string run_file_problem(const std::string& path);
+//! Where a run file came from: a results directory's runs/ (it must then be the run its name
+//! stands for, run_identity.hpp), or named by the user (a `run -o` file, any name).
+enum class RunOrigin { results_directory, named };
+
 //! The run in `file` if it is complete; otherwise reports it on stderr ("fedbench: skipped
 //! FILE: why") and gives nothing.
-std::optional<io::StoredRun> read_complete_run(const std::string& file);
+std::optional<io::StoredRun> read_complete_run(const std::string& file,
+                                               RunOrigin origin = RunOrigin::results_directory);
 //! Reads every file that is a complete run; each other one is reported on stderr
 //! ("fedbench: skipped FILE: why") and left out.
-std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files);
+std::vector<io::StoredRun> read_complete_runs(const std::vector<std::string>& files,
+                                              RunOrigin origin = RunOrigin::results_directory);
 
 //! Counts the runs read for a view (select, export, report, claims) that were made by other code
 //! or from other data than this build's, and says so in one line on stderr.
@@ -91,5 +101,19 @@ std::string participation_of(const std::string& config_text);
 //! A run's recorded rows on a counter axis, as selection and claims read budgets: a counter
 //! column ("round", "samples", "exchanges", ...) or "bytes" (bytes_up + bytes_down).
 std::vector<double> counter_axis(const io::StoredRun& run, const std::string& axis);
+
+//! ResultsStore::state for many runs: lists dir/runs once, then asks the disk only about the
+//! runs that have a file there (a plan of 10^6 runs would otherwise look up 2 x 10^6 paths).
+//! Holds 8 bytes per file listed. A file written after the listing is not seen.
+class RunStateLookup {
+ public:
+  explicit RunStateLookup(const ResultsStore& store);
+  RunState state(const SuiteRun& run, std::string* why = nullptr) const;
+
+ private:
+  const ResultsStore& store_;
+  std::vector<std::uint64_t> listed_;  //!< ids with a file under runs/, sorted
+  bool complete_ = true;               //!< false: the listing failed, every run is looked up
+};
 
 }  // namespace fedbench::suite

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
@@ -196,11 +197,9 @@ double cost_of(const RunRequest& r) {
 
 namespace {
 
-// The identity text of a run whose parameters are already resolved.
-std::string identity_of(const RunRequest& request, const ParamMap& problem_params,
-                        const ParamMap& solver_params) {
-  const auto& problem = problem_registry().get(request.problem);
-  const auto& solver = solver_registry().get(request.solver);
+// The configuration a run's identity describes, from its request and resolved parameters.
+RunConfig identity_config(const RunRequest& request, const ParamMap& problem_params,
+                          const ParamMap& solver_params) {
   RunConfig c;
   c.problem = request.problem;
   c.problem_params = problem_params;
@@ -210,15 +209,21 @@ std::string identity_of(const RunRequest& request, const ParamMap& problem_param
   c.seed = request.seed;
   c.budget = request.budget;
   c.eval = request.eval;
-  return c.to_text() + "versions:\n  problem: " + std::to_string(problem.version) +
-         "\n  solver: " + std::to_string(solver.version) + "\n";
+  return c;
+}
+
+// The identity text of such a configuration: it and the implementation versions.
+std::string identity_of(const RunConfig& c) {
+  return c.to_text() + "versions:\n  problem: " + std::to_string(problem_registry().get(c.problem).version) +
+         "\n  solver: " + std::to_string(solver_registry().get(c.solver).version) + "\n";
 }
 
 }  // namespace
 
 std::string identity_text(const RunRequest& request) {
-  return identity_of(request, problem_registry().get(request.problem).resolved(request.problem_params),
-                     solver_registry().get(request.solver).resolved(request.solver_params));
+  const ParamMap problem_params = problem_registry().get(request.problem).resolved(request.problem_params);
+  const ParamMap solver_params = solver_registry().get(request.solver).resolved(request.solver_params);
+  return identity_of(identity_config(request, problem_params, solver_params));
 }
 
 std::string run_id(const std::string& text) {
@@ -231,12 +236,12 @@ std::string run_id(const std::string& text) {
 
 namespace {
 
-// The phases of load_suite, in order; each reads one part of the file and throws UserError
+// The phases of load_suite_plan, in order; each reads one part of the file and throws UserError
 // "FILE:LINE: ..." for a bad one.
 
 // name and results directory (a file may write only below the working directory).
 void read_name_and_results(const YAML::Node& root, const std::string& path, const SuiteOverrides& overrides,
-                           Suite& suite) {
+                           SuitePlan& suite) {
   if (root["name"]) {
     suite.name = scalar(root["name"], path, "name");
   } else {
@@ -331,18 +336,152 @@ void check_size(const std::vector<Entry>& problems, const std::vector<Entry>& so
                     std::to_string(static_cast<long long>(kMaxSuiteRuns)) + " (split it into several suites)");
 }
 
+// Keeps the first of equal items, in order: points equal after resolution (a default written
+// out, a number spelled differently) would repeat the same runs, with the same ids. Indexed by
+// position, so that a grid of many points is not held twice.
+template <class T, class Less>
+class FirstOfEqual {
+ public:
+  FirstOfEqual() : index_(ByIndex{&items_}) {}
+  FirstOfEqual(const FirstOfEqual&) = delete;  // the index points at items_
+  FirstOfEqual& operator=(const FirstOfEqual&) = delete;
+  void add(T item) {
+    items_.push_back(std::move(item));
+    if (!index_.insert(items_.size() - 1).second) items_.pop_back();
+  }
+  std::vector<T> take() { return std::move(items_); }
+
+ private:
+  struct ByIndex {
+    const std::vector<T>* items;
+    bool operator()(std::size_t a, std::size_t b) const { return Less{}((*items)[a], (*items)[b]); }
+  };
+  std::vector<T> items_;
+  std::set<std::size_t, ByIndex> index_;
+};
+
+// The evaluation schedule is not compared: it follows from the problem's name.
+struct ProblemLess {
+  bool operator()(const SuitePlan::ProblemPoint& a, const SuitePlan::ProblemPoint& b) const {
+    return std::tie(a.name, a.resolved) < std::tie(b.name, b.resolved);
+  }
+};
+
+struct SolverLess {
+  bool operator()(const SuitePlan::SolverPoint& a, const SuitePlan::SolverPoint& b) const {
+    if (a.name != b.name || a.resolved != b.resolved)
+      return std::tie(a.name, a.resolved) < std::tie(b.name, b.resolved);
+    return a.participation.to_text() < b.participation.to_text();  // what the identity holds
+  }
+};
+
+// A point of an entry, resolved (once: a grid crossed with 1000 seeds would otherwise resolve
+// the same parameters 1000 times). A bad value of a command-line override is refused here.
+template <class Point>
+Point resolved_point(const Entry& e, ParamMap params, bool solver) {
+  Point p;
+  p.name = e.name;
+  p.resolved = solver ? solver_registry().get(e.name).resolved(params)
+                      : problem_registry().get(e.name).resolved(params);
+  p.params = std::move(params);
+  p.where = e.where;
+  return p;
+}
+
+// The entries' points are moved, not copied: a grid of 10^6 points is not held twice.
+// `eval`: the suite's schedule, if it gives one.
+std::vector<SuitePlan::ProblemPoint> problem_points(std::vector<Entry>&& entries,
+                                                   const std::optional<EvalSchedule>& eval) {
+  FirstOfEqual<SuitePlan::ProblemPoint, ProblemLess> out;
+  for (auto& e : entries) {
+    for (auto& params : e.points) {
+      auto p = resolved_point<SuitePlan::ProblemPoint>(e, std::move(params), false);
+      p.eval = eval ? *eval : default_eval_schedule(e.name);
+      out.add(std::move(p));
+    }
+    e.points = {};
+  }
+  return out.take();
+}
+
+// Each solver point once per participation: the entry's own, else the suite's.
+std::vector<SuitePlan::SolverPoint> solver_points(std::vector<Entry>&& entries,
+                                                 const std::vector<Participation>& participations) {
+  FirstOfEqual<SuitePlan::SolverPoint, SolverLess> out;
+  for (auto& e : entries) {
+    const auto& parts = e.participations.empty() ? participations : e.participations;
+    if (parts.empty()) continue;  // `participation: []`: no runs
+    for (auto& params : e.points) {
+      auto p = resolved_point<SuitePlan::SolverPoint>(e, std::move(params), true);
+      for (std::size_t k = 0; k + 1 < parts.size(); ++k) {
+        auto with = p;
+        with.participation = parts[k];
+        out.add(std::move(with));
+      }
+      p.participation = parts.back();
+      out.add(std::move(p));
+    }
+    e.points = {};
+  }
+  return out.take();
+}
+
+std::vector<std::uint64_t> distinct_seeds(const std::vector<std::uint64_t>& seeds) {
+  std::vector<std::uint64_t> out;
+  std::set<std::uint64_t> seen;
+  for (std::uint64_t s : seeds)
+    if (seen.insert(s).second) out.push_back(s);
+  return out;
+}
+
+// The runs of `plan` with its first `seeds` seeds (problem points x solver points x seeds),
+// built into one reused SuiteRun: only what changes from one run to the next is set again, so
+// that 10^6 runs do not copy their parameter maps 10^6 times.
+void for_each(const SuitePlan& plan, std::size_t seeds, const std::function<void(const SuiteRun&)>& visit) {
+  SuiteRun run;
+  run.request.budget = plan.budget;
+  for (const auto& p : plan.problems) {
+    run.request.problem = p.name;
+    run.request.problem_params = p.params;
+    run.request.eval = p.eval;
+    run.problem_where = p.where;
+    for (const auto& s : plan.solvers) {
+      run.request.solver = s.name;
+      run.request.solver_params = s.params;
+      run.request.participation = s.participation;
+      run.solver_where = s.where;
+      run.cost = cost_of(run.request);
+      RunConfig config = identity_config(run.request, p.resolved, s.resolved);
+      for (std::size_t k = 0; k < seeds; ++k) {
+        run.request.seed = config.seed = plan.seeds[k];
+        run.identity_text = identity_of(config);
+        run.id = run_id(run.identity_text);
+        visit(run);
+      }
+    }
+  }
+}
+
 }  // namespace
 
-Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
+void SuitePlan::for_each_run(const std::function<void(const SuiteRun&)>& visit) const {
+  for_each(*this, seeds.size(), visit);
+}
+
+void SuitePlan::for_each_configuration(const std::function<void(const SuiteRun&)>& visit) const {
+  for_each(*this, std::min<std::size_t>(seeds.size(), 1), visit);
+}
+
+SuitePlan load_suite_plan(const std::string& path, const SuiteOverrides& overrides) {
   const YAML::Node root = load_yaml_file(path, "suite");
   if (!root.IsMap()) throw UserError(path + ": a suite file is a map (name, problems, solvers, ...)");
   check_keys(root, kTopKeys, path, "suite");
 
-  Suite suite;
-  suite.path = path;
-  read_name_and_results(root, path, overrides, suite);
+  SuitePlan plan;
+  plan.path = path;
+  read_name_and_results(root, path, overrides, plan);
   const std::vector<std::uint64_t> seeds = read_seeds(root, path, overrides);
-  const Budget budget = read_budget(root, path, overrides);
+  plan.budget = read_budget(root, path, overrides);
   const EvalSchedule eval = read_eval(root, path);
   std::vector<Participation> participations{Participation{}};
   if (root["participation"]) participations = read_participations(root["participation"], path);
@@ -351,44 +490,28 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   auto solvers = read_entries(root["solvers"], path, "solver", true);
   keep_only(problems, overrides.only_problems, path, "problem");
   keep_only(solvers, overrides.only_solvers, path, "solver");
-  suite.partial = !overrides.only_problems.empty() || !overrides.only_solvers.empty();
+  plan.partial = !overrides.only_problems.empty() || !overrides.only_solvers.empty();
   apply_overrides(problems, overrides.problem_params, problem_specs, "problem");
   apply_overrides(solvers, overrides.solver_params, solver_specs, "solver");
   check_size(problems, solvers, participations, seeds.size(), path);
 
-  // The runs: problem points x solver points x participations x seeds. Each point is resolved
-  // once, not once per run: grids crossed with seeds repeat them, and a suite near the limit
-  // would spend minutes resolving the same parameters.
-  std::set<std::string> seen;
-  for (const auto& pe : problems) {
-    const EvalSchedule run_eval = root["eval"] ? eval : default_eval_schedule(pe.name);
-    for (const auto& pp : pe.points) {
-      const ParamMap problem_resolved = problem_registry().get(pe.name).resolved(pp);
-      for (const auto& se : solvers)
-        for (const auto& sp : se.points) {
-          const ParamMap solver_resolved = solver_registry().get(se.name).resolved(sp);
-          for (const auto& part : se.participations.empty() ? participations : se.participations)
-            for (std::uint64_t seed : seeds) {
-              SuiteRun run;
-              run.request.problem = pe.name;
-              run.request.problem_params = pp;
-              run.request.solver = se.name;
-              run.request.solver_params = sp;
-              run.request.participation = part;
-              run.request.seed = seed;
-              run.request.budget = budget;
-              run.request.eval = run_eval;
-              run.identity_text = identity_of(run.request, problem_resolved, solver_resolved);
-              run.id = run_id(run.identity_text);
-              run.cost = cost_of(run.request);
-              run.problem_where = pe.where;
-              run.solver_where = se.where;
-              if (seen.insert(run.id).second) suite.runs.push_back(std::move(run));
-            }
-        }
-    }
-  }
-  if (suite.runs.empty()) throw UserError(path + ": the suite expands to no runs");
+  plan.problems =
+      problem_points(std::move(problems), root["eval"] ? std::optional<EvalSchedule>(eval) : std::nullopt);
+  plan.solvers = solver_points(std::move(solvers), participations);
+  plan.seeds = distinct_seeds(seeds);
+  if (plan.size() == 0) throw UserError(path + ": the suite expands to no runs");
+  return plan;
+}
+
+Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
+  const SuitePlan plan = load_suite_plan(path, overrides);
+  Suite suite;
+  suite.path = plan.path;
+  suite.name = plan.name;
+  suite.results_dir = plan.results_dir;
+  suite.partial = plan.partial;
+  suite.runs.reserve(plan.size());
+  plan.for_each_run([&](const SuiteRun& run) { suite.runs.push_back(run); });
   return suite;
 }
 

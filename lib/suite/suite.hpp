@@ -24,6 +24,7 @@
 // problem, so the same run asked twice, in any suite, has the same id.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,45 @@ struct SuiteOverrides {
   std::optional<std::int64_t> rounds;
 };
 
+//! One problem or solver point of a suite, resolved once for all the runs that share it.
+struct SuitePoint {
+  std::string name;
+  ParamMap params;    //!< as given (file or command line): what a run's request carries
+  ParamMap resolved;  //!< defaults filled in, numbers canonical: what a run's identity holds
+  std::string where;  //!< "FILE:LINE: " of its entry
+};
+
+//! A suite without its runs: the distinct problem points, solver points (one per participation
+//! of the solver) and seeds whose product the runs are. A suite of 10^6 runs is typically a
+//! few thousand points, so this stays small where the runs would take gigabytes.
+struct SuitePlan {
+  struct ProblemPoint : SuitePoint {
+    EvalSchedule eval;
+  };
+  struct SolverPoint : SuitePoint {
+    Participation participation;
+  };
+
+  std::string path, name, results_dir;
+  bool partial = false;  //!< as Suite::partial
+  std::vector<ProblemPoint> problems;
+  std::vector<SolverPoint> solvers;
+  std::vector<std::uint64_t> seeds;
+  Budget budget;
+
+  //! The number of runs (all distinct: equal points and seeds are listed once).
+  std::size_t size() const { return problems.size() * solvers.size() * seeds.size(); }
+  //! Builds the runs one at a time, in the order and with the ids of load_suite's runs. The
+  //! run passed is reused for the next one: copy what must outlive the call.
+  void for_each_run(const std::function<void(const SuiteRun&)>& visit) const;
+  //! The runs of the first seed only: one per problem point x solver point, in run order.
+  //! Runs that differ only in their seed share everything else of their configuration.
+  void for_each_configuration(const std::function<void(const SuiteRun&)>& visit) const;
+};
+
 //! Reads, expands and checks names and parameter values; throws UserError "FILE:LINE: ...".
+SuitePlan load_suite_plan(const std::string& path, const SuiteOverrides& overrides = {});
+//! load_suite_plan with every run built (the plan's for_each_run, kept).
 Suite load_suite(const std::string& path, const SuiteOverrides& overrides = {});
 
 //! The identity text and id of a request (also used by `select` to group runs).

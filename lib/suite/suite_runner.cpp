@@ -102,6 +102,7 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
     }
     try {
       prepared.push_back(prepare_run(run.request, problem));
+      prepared.back().identity = run.identity_text;
     } catch (const UserError& e) {  // compatibility, theory constants: the solver entry
       throw UserError(run.solver_where + describe(run) + ": " + e.what());
     }

@@ -148,6 +148,46 @@ rm "$scratch"/bad/runs/{0000000000000000,1111111111111111}.h5 "$scratch"/bad/run
 same_columns "$scratch/bad" "$scratch/whole"
 results_intact "$scratch/bad"
 
+# A run is its identity: backup copies under runs/ (names that are not run ids) are not runs and
+# never enter the manifest, export or select; a run copied under another run's name, a byte
+# changed in a run's stored configuration text (kept in HDF5's unchecksummed global heap) and a
+# changed root seed are each found on resume, set aside and rerun.
+cp -r "$scratch/whole" "$scratch/ident"
+files=("$scratch"/ident/runs/*.h5)
+cp "${files[0]}" "${files[0]%.h5}.backup.h5"
+cp "${files[0]}" "$scratch/ident/runs/copy of a run.h5"
+cp "${files[5]}" "${files[4]}"
+"$python" - "${files[6]}" "${files[7]}" <<'PY'
+import sys, h5py
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.index(b"participation: full")
+data[at + len("participation: f")] ^= 0x01  # "full" -> "fTll": one bit, no checksum covers it
+open(sys.argv[1], "wb").write(data)
+with h5py.File(sys.argv[2], "r+") as f:
+    f.attrs["seed"] = f.attrs["seed"] + 1
+PY
+expect_ok "12 runs valid: 9 done, 0 partial, 0 new, 3 corrupt \(run again\)" \
+  "$fedbench" plan "$long" --results "$scratch/ident"
+expect_ok "^fedbench: $scratch/ident: 2 files under runs/ are not runs of this suite \(the name is not a run id" \
+  "$fedbench" export "$scratch/ident" --all --csv -o "$scratch/ident.csv"
+checks=$((checks + 1))
+[ "$(cut -d, -f1 "$scratch/ident.csv" | sort -u | grep -vc '^id$')" = 9 ] ||
+  { echo "FAIL: export counted files that are not the runs their names stand for"; failures=$((failures + 1)); }
+"$fedbench" run "$long" --results "$scratch/ident" -q 2>"$scratch/ident.err"
+checks=$((checks + 1))
+if [ "$(grep -c 'not a run of this results directory: .*moved to .*\.corrupt, running it again$' "$scratch/ident.err")" != 3 ]; then
+  echo "FAIL: copied or edited run files not found on resume:"; cat "$scratch/ident.err"; failures=$((failures + 1))
+fi
+rm "$scratch"/ident/runs/*.corrupt
+same_columns "$scratch/ident" "$scratch/whole"
+checks=$((checks + 1))
+[ "$(tail -n +2 "$scratch/ident/manifest.tsv" | wc -l)" = 12 ] && ! grep -q 'backup\|copy of' "$scratch/ident/manifest.tsv" ||
+  { echo "FAIL: the manifest lists files that are not runs"; failures=$((failures + 1)); }
+checks=$((checks + 1))
+[ "$("$fedbench" select "$scratch/ident" --at rounds=100 2>/dev/null | grep -v '^winners suite')" = \
+  "$("$fedbench" select "$scratch/whole" --at rounds=100 2>/dev/null | grep -v '^winners suite')" ] ||
+  { echo "FAIL: backup copies changed select's medians"; failures=$((failures + 1)); }
+
 # Two processes on one results directory: each run written once, nothing lost.
 "$fedbench" run "$long" --results "$scratch/shared" --jobs 2 >"$scratch/p1.out" 2>&1 &
 p1=$!

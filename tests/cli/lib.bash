@@ -45,10 +45,11 @@ expect_ok() {  # expect_ok 'grep pattern' cmd...
 same_columns() {  # same_columns DIR_A DIR_B: every run file, every column but wall_time
   checks=$((checks + 1))
   if ! "$python" - "$1" "$2" <<'PY'
-import os, sys, h5py, numpy as np
+import os, re, sys, h5py, numpy as np
 a_dir, b_dir = sys.argv[1] + "/runs", sys.argv[2] + "/runs"
-names = sorted(os.listdir(a_dir))
-if names != sorted(os.listdir(b_dir)) or not names:
+runs = lambda d: sorted(n for n in os.listdir(d) if re.fullmatch(r"[0-9a-f]{16}\.h5", n))  # not backups
+names = runs(a_dir)
+if names != runs(b_dir) or not names:
     sys.exit(f"different run files in {a_dir} and {b_dir}")
 for n in names:
     with h5py.File(f"{a_dir}/{n}") as a, h5py.File(f"{b_dir}/{n}") as b:
@@ -65,9 +66,9 @@ results_intact() {  # results_intact DIR: every final file reads whole, no .part
   # manifest.tsv lists exactly the files under runs/ with their recorded status
   checks=$((checks + 1))
   if ! "$python" - "$1" <<'PY'
-import csv, os, sys, h5py
+import csv, os, re, sys, h5py
 d = sys.argv[1]
-files = sorted(n[:-3] for n in os.listdir(d + "/runs") if n.endswith(".h5"))
+files = sorted(n[:-3] for n in os.listdir(d + "/runs") if re.fullmatch(r"[0-9a-f]{16}\.h5", n))
 parts = [n for n in os.listdir(d + "/runs") if n.endswith(".part")]
 if parts:
     sys.exit(f"partial files left: {parts}")

@@ -13,12 +13,21 @@ expect_ok "" "$fedbench" run tests/cli/suites/mixed_grid.yaml --results "$result
 # stores a run that threw. An unreadable file must be skipped with a warning.
 failed_src=$results/$(awk -F'\t' '$5 == "auc" && $7 == "local-sgda" {print $NF; exit}' \
   "$results/manifest.tsv")
-cp "$failed_src" "$results/runs/00000000deadbeef.h5"
-"$python" - "$results/runs/00000000deadbeef.h5" <<'PY'
-import sys, h5py, numpy as np
-with h5py.File(sys.argv[1], "r+") as f:
+# Seed 99 in its configuration and identity, and under the id that identity hashes to: a run
+# of its own, not a copy.
+"$python" - "$failed_src" "$results/runs" scripts <<'PY'
+import re, shutil, sys, h5py, numpy as np
+sys.path.insert(0, sys.argv[3])
+from fedbench_read import run_id
+with h5py.File(sys.argv[1], "r") as f:
+    identity = re.sub(r"\nseed: \d+\n", "\nseed: 99\n", str(f.attrs["identity"]))
+path = f"{sys.argv[2]}/{run_id(identity)}.h5"
+shutil.copy(sys.argv[1], path)
+with h5py.File(path, "r+") as f:
+    config = re.sub(r"\nseed: \d+\n", "\nseed: 99\n", str(f.attrs["config"]))
     f.attrs.update({"status": "error", "stop_reason": "error", "seed": np.uint64(99),
-                    "message": "injected by the test: the solver threw at round 6"})
+                    "message": "injected by the test: the solver threw at round 6",
+                    "config": config, "identity": identity})
     t = f["trajectory"]
     for name in t:
         t[name].resize((2,))
@@ -96,6 +105,152 @@ for text in ["train_auc &gt;= 0.8", "rel_error &lt;= 0.001", "given with --targe
     assert text in target, f"page with --target lacks {text!r}"
 PY
 then echo "FAIL: index.html content"; failures=$((failures + 1)); fi
+
+# Names from the data drawn as written: a solver named like a TeX macro and a parameter value
+# with dollar signs (copies of the quadratic-game runs) must not stop matplotlib; the page is
+# written and names them, escaped for HTML; plot.py draws them in legends, panel titles and
+# axis labels (a column description and unit with dollar signs) and a title given with --title.
+expect_ok " 0 failed" "$python" tests/python/test_output.py
+odd=$scratch/odd
+mkdir -p "$odd/runs" "$scratch/odd_plot"
+awk -F'\t' '$5 == "quadratic-game" {print $NF}' "$results/manifest.tsv" |
+  while read -r f; do cp "$results/$f" "$odd/runs/"; done
+"$python" - "$odd/runs" <<'PY'
+import glob, sys, h5py
+for path in glob.glob(sys.argv[1] + "/*.h5"):
+    with h5py.File(path, "r+") as f:
+        solver = f.attrs["solver"]
+        if (solver.decode() if isinstance(solver, bytes) else solver) == "gda":
+            f.attrs["solver"] = r"$\undefinedmacro{x}$"
+            params = f["params/solver"]
+            if str(params.attrs["step_size"]) in ("50", "b'50'"):
+                params.attrs["step_size"] = "50%_$x$"
+        f["trajectory/op_norm"].attrs.update({"description": r"norm $\undefinedmacro{x}$",
+                                              "unit": "50%_$x$"})
+PY
+odd_title='<b>$\undefinedmacro{x}$ 50%_$x$</b>'
+checks=$((checks + 1))
+"$python" scripts/report.py "$odd" -o "$scratch/odd_report" --title "$odd_title" >"$scratch/odd.out" 2>&1 && rc=0 || rc=$?
+if [ $rc != 0 ] || grep -q Traceback "$scratch/odd.out" || ! "$python" - "$scratch/odd_report/index.html" <<'PY'
+import base64, io, re, sys
+import matplotlib.image as mi
+page = open(sys.argv[1], encoding="utf-8").read()
+srcs = re.findall(r'<img src="data:image/png;base64,([^"]*)"', page)
+assert len(srcs) == 1, f"{len(srcs)} figures"
+assert mi.imread(io.BytesIO(base64.b64decode(srcs[0])), format="png").shape[0] > 400
+for text in [r"$\undefinedmacro{x}$", "step_size ∈ {0.1, 50%_$x$}",
+             r"<h1>&lt;b&gt;$\undefinedmacro{x}$ 50%_$x$&lt;/b&gt;</h1>"]:
+    assert text in page, f"page lacks {text!r}"
+PY
+then echo "FAIL: report.py on runs named with dollar signs: exit $rc"; sed 's/^/  | /' "$scratch/odd.out" | tail -n 8
+  failures=$((failures + 1))
+fi
+expect_ok "wrote .*one.png \(10 curves per panel, 10 runs, 1x1 panels\)" "$python" scripts/plot.py \
+  "$scratch/odd_plot/one.png" "$odd" --y op_norm --title "$odd_title"
+expect_ok "wrote .*panels.png \(2 curves per panel, 10 runs, 2x3 panels\)" "$python" scripts/plot.py \
+  "$scratch/odd_plot/panels.png" "$odd" --y rel_error,op_norm --group solver,step_size --panel solver \
+  --title "$odd_title"
+
+# The scripts end with the fedbench that started them. alive PID: running (not a zombie).
+alive() {
+  local state
+  state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null) && [ -n "$state" ] && [ "$state" != Z ]
+}
+gone_within() {  # gone_within SECONDS PID...: every PID ends within SECONDS
+  local deadline=$((SECONDS + $1)) p
+  shift
+  for p in "$@"; do
+    while alive "$p"; do
+      [ $SECONDS -ge $deadline ] && return 1
+      sleep 0.05
+    done
+  done
+}
+wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.02
+  done
+}
+no_temporaries() {  # no_temporaries DIR: no temporary file of publish (.NAME.XXXXXXXX.EXT) left
+  [ -z "$(find "$1" -maxdepth 1 \( -name '.index.html.*' -o -name '.*.png' \))" ]
+}
+# fedbench report killed (SIGKILL) while report.py draws the page: report.py ends at once and
+# writes nothing (else it would go on and write index.html seconds later). fedbench's own
+# screened copies stay in the directory: nothing in fedbench runs after SIGKILL.
+checks=$((checks + 1))
+killed=$scratch/killed
+FEDBENCH_PYTHON="$python" "$fedbench" report "$results" --all -o "$killed" >/dev/null 2>"$scratch/killed.err" &
+parent=$!
+child=
+find_child() {  # fedbench forks from its main thread
+  local p
+  for p in $(cat "/proc/$parent/task/$parent/children" 2>/dev/null); do
+    grep -qa report.py "/proc/$p/cmdline" 2>/dev/null && child=$p && return 0
+  done
+  return 1
+}
+# h5py is loaded just after the script noted its parent: kill from then on.
+loaded_h5py() { grep -q h5py "/proc/$child/maps" 2>/dev/null; }
+if ! wait_for 20 find_child || ! wait_for 20 loaded_h5py; then
+  echo "FAIL: fedbench report started no report.py"; failures=$((failures + 1))
+else
+  kill -9 "$parent"
+  wait "$parent" 2>/dev/null
+  if ! gone_within 5 "$child" || [ -e "$killed/index.html" ] || ! no_temporaries "$killed"; then
+    echo "FAIL: report.py outlived the fedbench report that started it (killed with SIGKILL)"
+    ls -A "$killed" | sed 's/^/  | /'; sed 's/^/  | /' "$scratch/killed.err"
+    failures=$((failures + 1))
+  fi
+  kill -9 "$child" 2>/dev/null
+fi
+
+# Started by another process, asked with FEDBENCH_EXIT_WITH_PARENT=1: killing that parent ends
+# report.py while it waits for `fedbench select` (here a stand-in that sleeps), and the
+# stand-in with it. Without the variable, a script started by hand outlives its parent (a shell
+# that ends), and SIGTERM ends it cleanly (the stand-in killed, nothing written).
+slow=$scratch/slow-fedbench
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 60\n' "$scratch/slow.pid" >"$slow"
+chmod +x "$slow"
+for mode in 1 unset; do
+  checks=$((checks + 1))
+  rm -f "$scratch/slow.pid" "$scratch/script.pid"
+  out_dir=$scratch/parent_$mode
+  mkdir -p "$out_dir"
+  setting=()
+  [ $mode = 1 ] && setting=(FEDBENCH_EXIT_WITH_PARENT=1)
+  env -u FEDBENCH_EXIT_WITH_PARENT "${setting[@]}" bash -c '"$@" & echo $! >"'"$scratch/script.pid"'"; wait' \
+    parent "$python" scripts/report.py "$results" --all -o "$out_dir" --fedbench "$slow" 2>"$scratch/parent.err" &
+  parent=$!
+  fail=
+  if ! wait_for 20 test -s "$scratch/slow.pid"; then
+    fail="report.py did not reach fedbench select"
+  else
+    script_pid=$(cat "$scratch/script.pid") slow_pid=$(cat "$scratch/slow.pid")
+    kill -9 "$parent"
+    wait "$parent" 2>/dev/null
+    if [ $mode = 1 ]; then
+      gone_within 5 "$script_pid" "$slow_pid" || fail="report.py or its child outlived its parent"
+    else
+      sleep 1
+      if ! alive "$script_pid"; then fail="report.py started by hand ended with its parent"
+      else
+        kill -TERM "$script_pid"
+        gone_within 5 "$script_pid" "$slow_pid" || fail="SIGTERM did not end report.py and its child"
+      fi
+    fi
+    kill -9 "$script_pid" "$slow_pid" 2>/dev/null
+  fi
+  if [ -z "$fail" ] && { [ -e "$out_dir/index.html" ] || ! no_temporaries "$out_dir"; }; then
+    fail="files left: $(ls -A "$out_dir")"
+  fi
+  if [ -n "$fail" ]; then
+    echo "FAIL: FEDBENCH_EXIT_WITH_PARENT=$mode: $fail"; sed 's/^/  | /' "$scratch/parent.err"
+    failures=$((failures + 1))
+  fi
+done
 
 # Rendered in a real browser: the screenshot must show the figures' coloured curves. The same
 # page with its images replaced by broken ones is the baseline (badges and links are coloured

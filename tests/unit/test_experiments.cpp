@@ -72,9 +72,10 @@ TEST_CASE("experiments: a claim on the exchanges axis reads the row of that many
   req.solver_params = {{"local_steps", "2"}, {"batch_size", "0"}};
   req.budget.rounds = 12;
   PreparedRun run = prepare_run(req);
+  run.identity = identity_text(req);  // a suite's run: under its id, with its identity
   std::vector<double> rel_error;
   {
-    auto file = io::make_file_sink(io::OutputFormat::hdf5, dir + "/runs/0000000000000001.h5");
+    auto file = io::make_file_sink(io::OutputFormat::hdf5, dir + "/runs/" + run_id(run.identity) + ".h5");
     MemoryTrajectory memory;
     TeeSink tee({file.get(), &memory});
     execute(run, 1, tee);

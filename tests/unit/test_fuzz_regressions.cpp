@@ -183,7 +183,30 @@ TEST_CASE("fuzz regressions: datasets of a run file are checked before they are 
     H5Dset_extent(ds.id(), &rows);
   });
   CHECK(read_error(huge) == "dataset wall_time of " + huge +
-                                ":/trajectory claims 1073741824 values, more than the file can hold");
+                                ":/trajectory claims 1073741824 values, more than the file can hold (corrupt, or a "
+                                "decompression bomb)");
+
+  // A decompression bomb: 8 MB of zeros in one deflated chunk of a few kB. Deflate could hold
+  // it, fedbench's own chunks never would: refused before it is inflated.
+  const std::string bomb = written_run("bomb.h5");
+  const hsize_t zeros = hsize_t{1} << 20;
+  edit(bomb, [&](hid_t file) {
+    io::h5::Handle g(H5Gopen2(file, "trajectory", H5P_DEFAULT), H5Gclose);
+    H5Ldelete(g.id(), "wall_time", H5P_DEFAULT);
+    io::h5::Handle space(H5Screate_simple(1, &zeros, nullptr), H5Sclose);
+    io::h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl.id(), 1, &zeros);
+    H5Pset_deflate(dcpl.id(), 9);
+    io::h5::Handle ds(H5Dcreate2(g.id(), "wall_time", H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, dcpl.id(),
+                                 H5P_DEFAULT),
+                      H5Dclose);
+    const std::vector<double> values(zeros, 0.0);
+    H5Dwrite(ds.id(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  });
+  CHECK(fs::file_size(bomb) * 128 < zeros * 8);   // more than the budget allows ...
+  CHECK(fs::file_size(bomb) * 1032 > zeros * 8);  // ... though within what deflate can do
+  CHECK(read_error(bomb) == "dataset wall_time of " + bomb + ":/trajectory claims 1048576 values, more than the "
+                                "file can hold (corrupt, or a decompression bomb)");
 
   const std::string uneven = written_run("uneven-clients.h5");
   edit(uneven, [](hid_t file) {  // per-client totals were indexed by the first one's length
@@ -257,11 +280,18 @@ TEST_CASE("fuzz regressions: select reads a run whose configuration text is not 
   const fs::path dir = scratch("select-config");
   fs::remove_all(dir);
   fs::create_directories(dir / "runs");
-  const std::string path = (dir / "runs" / "0000000000000001.h5").string();
-  fs::copy_file(written_run("select-config.h5"), path);
-  std::string config = io::read_trajectory(path).text.at("config");
+  // Edited consistently (identity text, configuration and name agree), so that the file is
+  // still taken as the run its name stands for.
+  const std::string source = written_run("select-config.h5");
+  std::string config = io::read_trajectory(source).text.at("config");
   config += "bad: [unclosed\n  - x: : y\n";
-  edit(path, [&](hid_t file) { io::h5::write_attribute(file, "config", config); });
+  const std::string identity = config + "versions:\n  problem: 1\n  solver: 1\n";
+  const std::string path = (dir / "runs" / (suite::run_id(identity) + ".h5")).string();
+  fs::copy_file(source, path);
+  edit(path, [&](hid_t file) {
+    io::h5::write_attribute(file, "config", config);
+    io::h5::write_attribute(file, "identity", identity);
+  });
   const auto selection = suite::select_best(dir.string(), suite::SelectCriterion::parse("rel_error", "rounds=3"));
   REQUIRE(selection.winners.size() == 1);
   CHECK(selection.winners[0].participation == "full");

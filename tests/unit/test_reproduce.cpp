@@ -56,6 +56,7 @@ Experiment tiny_experiment(const fs::path& dir, const std::string& extra = "") {
       << "    claims:\n"
       << "      - text: the slower step is where its closed form is\n"
       << "        within: {solver: gda, metric: rel_error, at: 10, value: 3.1e-3, high: 3.2e-3, where: {participation: \"uniform:2\"}}\n"
+      << "        quick: {at: 5}\n"  // the quick budget's last round (a claim past it is refused)
       << extra;
   return load_experiment((dir / "tiny.yaml").string());
 }

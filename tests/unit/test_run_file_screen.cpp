@@ -12,6 +12,7 @@
 #include "io/screen/run_file_contents.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "results/results_store.hpp"
+#include "results/run_identity.hpp"
 #include "suite/suite.hpp"
 
 using namespace fedbench;
@@ -120,10 +121,21 @@ TEST_CASE("run-file screen: a screen that crashes, stalls or talks nonsense give
         path + ": reading it crashed the HDF5 library (signal 11: Segmentation fault); the file is "
                "damaged or crafted");
   CHECK(screened_by("exec sleep 20", path, 0.3) ==
-        path + ": reading it did not finish within 0.3 s; the file is damaged or crafted");
+        path + ": reading it made no progress for 0.3 s; the file is damaged or crafted");
   CHECK(screened_by("printf 'hello, world: no frame'; exec sleep 20", path) ==
         path + ": the run-file screen /bin/sh gave no answer fedbench understands");
   CHECK(screened_by("exit 3", path).find("ended with code 3") != std::string::npos);
+
+  // Heartbeats: a screen that reports bytes read is given time as long as the count grows (1.2 s
+  // of progress against a 0.3 s quiet window); one whose count stands still stalls; one that has
+  // read far more than the file holds is looping.
+  const std::string beats = R"(for i in 1 2 3 4 5 6; do printf "\006\00${i}\000\000\000\000\000\000\000"; sleep 0.2; done; )";
+  CHECK(screened_by(beats + R"(printf 'b\004\000\000\000\000\000\000\000fine'; exec sleep 20)", path, 0.3) == path + ": fine");
+  const std::string still = R"(for i in 1 2 3 4 5 6; do printf "\006\001\000\000\000\000\000\000\000"; sleep 0.2; done; )";
+  CHECK(screened_by(still + R"(printf 'b\004\000\000\000\000\000\000\000fine'; exec sleep 20)", path, 0.3) ==
+        path + ": reading it made no progress for 0.3 s; the file is damaged or crafted");
+  CHECK(screened_by(R"(printf "\006\000\000\000\000\000\000\001\000"; exec sleep 20)", path).find(
+            ": reading it read over 256 MB from a file of ") != std::string::npos);
 
   // Killed from outside (SIGKILL, as a job kill or the OOM killer would): not the file's
   // fault, so one new screen is tried; this one then crashes, which is reported.
@@ -135,27 +147,84 @@ TEST_CASE("run-file screen: a screen that crashes, stalls or talks nonsense give
   CHECK(fs::exists(marker));
 }
 
-TEST_CASE("run-file screen: without one, files are read here; another run's file is refused") {
+namespace {
+
+// A suite's run written under its id, with the identity text it hashes recorded.
+std::string written_suite_run(const RunRequest& req, const std::string& name = "") {
+  const std::string identity = suite::identity_text(req);
+  const fs::path dir = fs::temp_directory_path() / "fedbench-test-run-file-screen" / "runs";
+  fs::create_directories(dir);
+  const std::string path = (dir / ((name.empty() ? suite::run_id(identity) : name) + ".h5")).string();
+  fs::remove(path);
+  PreparedRun run = prepare_run(req);
+  run.identity = identity;
+  io::Hdf5TrajectoryWriter writer(path);
+  execute(run, 1, writer, "fedbench run (test)");
+  return path;
+}
+
+std::string copied(const std::string& from, const std::string& name) {
+  const std::string to = (fs::path(from).parent_path() / (name + ".h5")).string();
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  return to;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("run-file screen: without one, files are read here; a file is only the run its name stands for") {
   const RunRequest own = small_game(6);
-  const std::string path = written_run("own.h5", own);
+  const std::string path = written_suite_run(own);
   const io::ScreenVerdict verdict = io::screen_run_file(path);
   CHECK(verdict.problem.empty());
   CHECK(verdict.status == "ok");
   CHECK(verdict.config.find("seed: 6\n") != std::string::npos);
+  CHECK(verdict.identity == suite::identity_text(own));
+  CHECK(verdict.seed == 6.0);
+  CHECK(suite::run_file_problem(path).empty());
+  CHECK(suite::read_complete_run(path).has_value());
 
-  CHECK(suite::run_file_problem(path, suite::identity_text(own)).empty());
+  // A backup copy, and the file copied under another run's id: not runs.
   RunRequest other_seed = own;
   other_seed.seed = 7;
-  CHECK(suite::run_file_problem(path, suite::identity_text(other_seed)) ==
-        path + ": holds another run (its problem, solver or seed is not the one this name stands for)");
-  RunRequest other_solver = own;
-  other_solver.solver = "gda";
-  CHECK_FALSE(suite::run_file_problem(path, suite::identity_text(other_solver)).empty());
-  RunRequest other_problem = own;
-  other_problem.problem_params["clients"] = "4";
-  CHECK_FALSE(suite::run_file_problem(path, suite::identity_text(other_problem)).empty());
-  // Solver parameters may be presets resolved at the start: not part of the check.
-  RunRequest other_step = own;
-  other_step.solver_params["step_size"] = "0.125";
-  CHECK(suite::run_file_problem(path, suite::identity_text(other_step)).empty());
+  const std::string backup = copied(path, fs::path(path).stem().string() + ".backup");
+  CHECK(has(suite::run_file_problem(backup), "not a run of this results directory: its name is not a run id"));
+  CHECK_FALSE(suite::read_complete_run(backup).has_value());
+  CHECK(suite::read_complete_run(backup, suite::RunOrigin::named).has_value());  // named by a user: read
+  const std::string elsewhere = copied(path, suite::run_id(suite::identity_text(other_seed)));
+  CHECK(has(suite::run_file_problem(elsewhere), "its stored identity hashes to " + fs::path(path).stem().string()));
+
+  // A file without a recorded identity (a `run -o` file, or older fedbench) under a run's name.
+  const std::string bare = written_run("bare.h5", own);
+  const std::string bare_in_runs = copied(bare, fs::path(path).stem().string());
+  CHECK(has(suite::run_file_problem(bare_in_runs), "records no run identity"));
+
+  // Solver parameters asked as a preset are numbers in the stored configuration: still the run.
+  RunRequest theory = own;
+  theory.solver_params = {{"schedule", "decay"}, {"step_size", "theory"}};
+  const std::string preset = written_suite_run(theory);
+  CHECK(suite::run_file_problem(preset) == "");
+}
+
+TEST_CASE("run identity: a changed byte in the stored configuration or seed is found") {
+  const RunRequest own = small_game(6);
+  const std::string identity = suite::identity_text(own);
+  const std::string id = suite::run_id(identity);
+  PreparedRun run = prepare_run(own);
+  const std::string config = run.config.to_text();
+  CHECK(suite::identity_mismatch(id, identity, config, 6.0).empty());
+  CHECK(has(suite::identity_mismatch(id, identity, config, 7.0), "root seed"));
+  std::string flipped = config;
+  flipped[config.find("clients: 3") + 9] = '4';
+  CHECK(has(suite::identity_mismatch(id, identity, flipped, 6.0), "differs from its identity at line"));
+  std::string solver_flip = config;
+  solver_flip[config.find("local-sgda")] = 'L';
+  CHECK_FALSE(suite::identity_mismatch(id, identity, solver_flip, 6.0).empty());
+  std::string identity_flip = identity;
+  identity_flip[identity.find("seed: 6") + 6] = '8';
+  CHECK(has(suite::identity_mismatch(id, identity_flip, config, 6.0), "hashes to"));
+  CHECK(suite::is_run_id(id));
+  CHECK_FALSE(suite::is_run_id(id.substr(1) + "G"));
+  CHECK_FALSE(suite::is_run_id(id + "0"));
 }

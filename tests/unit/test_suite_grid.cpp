@@ -177,3 +177,129 @@ TEST_CASE("grid: expansions past the caps are refused before they are built, nam
   CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("rounds = '1e19' is not a whole number from 0 to 9e18"),
                        UserError);
 }
+
+namespace {
+
+// Every run of a plan, copied out of the streamed SuiteRun.
+std::vector<SuiteRun> streamed(const SuitePlan& plan, bool configurations_only = false) {
+  std::vector<SuiteRun> runs;
+  auto keep = [&](const SuiteRun& run) { runs.push_back(run); };
+  if (configurations_only) plan.for_each_configuration(keep);
+  else plan.for_each_run(keep);
+  return runs;
+}
+
+void check_same_runs(const std::vector<SuiteRun>& a, const std::vector<SuiteRun>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(i);
+    CHECK(a[i].id == b[i].id);
+    CHECK(a[i].identity_text == b[i].identity_text);
+    CHECK(a[i].request.problem_params == b[i].request.problem_params);
+    CHECK(a[i].request.solver_params == b[i].request.solver_params);
+    CHECK(a[i].request.participation.to_text() == b[i].request.participation.to_text());
+    CHECK(a[i].request.seed == b[i].request.seed);
+    CHECK(a[i].cost == b[i].cost);
+    CHECK(a[i].problem_where == b[i].problem_where);
+    CHECK(a[i].solver_where == b[i].solver_where);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("suite: a plan streams load_suite's runs, in order, with the same ids") {
+  const std::string path = "/tmp/fedbench-suite-plan.yaml";
+  const std::vector<std::string> suites = {
+      // zip, a participation list, a solver's own participation, several problems and seeds
+      "rounds: 10\nseeds: [3, 1, 2]\nparticipation: [full, \"uniform:2\"]\n"
+      "problems:\n  - name: quadratic-game\n    params: {clients: [4, 6], dim: [3, 5]}\n"
+      "  - name: two-client-game\n"
+      "solvers:\n  - name: gda\n    params: {step_size: \"logspace(-2, 0, 3)\"}\n"
+      "  - name: local-sgda\n    params: {zip: {step_size: [0.1, 0.01], local_steps: [5, 10]}}\n"
+      "    participation: \"uniform:2\"\n",
+      // one problem, one solver, the default seed
+      "rounds: 5\nproblems:\n  - name: quadratic-game\nsolvers:\n  - name: gda\n",
+      // an evaluation schedule and a budget of the suite's own
+      "rounds: 7\neval: {every: 2}\nbudget: {max_samples: 1e6, target: \"rel_error<=1e-9\"}\n"
+      "seeds: range(0, 4)\nproblems:\n  - name: bilevel-quadratic\n  - name: quadratic-game\n"
+      "solvers:\n  - name: fedbioacc\n  - name: gda\n    params: {step_size: [0.5, 0.25]}\n"};
+  for (const auto& text : suites) {
+    CAPTURE(text);
+    std::ofstream(path) << text;
+    const SuitePlan plan = load_suite_plan(path);
+    const Suite suite = load_suite(path);
+    CHECK(plan.size() == suite.runs.size());
+    check_same_runs(streamed(plan), suite.runs);
+    // The configurations are the first seed's runs.
+    std::vector<SuiteRun> first_seed;
+    for (const auto& run : suite.runs)
+      if (run.request.seed == plan.seeds.front()) first_seed.push_back(run);
+    check_same_runs(streamed(plan, true), first_seed);
+  }
+}
+
+TEST_CASE("suite: runs repeated by equal points, participations or seeds are listed once") {
+  // The ids of the whole product, the first of equal ids kept: what the runs must be.
+  const std::string path = "/tmp/fedbench-suite-plan-repeats.yaml";
+  std::ofstream(path) << "rounds: 10\nseeds: [1, 2, 1]\nparticipation: [full, \"uniform:2\", full]\n"
+                         "problems:\n  - name: quadratic-game\n    params: {mu_min: [0.01, 1e-2]}\n"
+                         "  - name: two-client-game\n"
+                         "solvers:\n  - name: gda\n    params: {step_size: [0.5, 5e-1, 0.25]}\n"
+                         "  - name: gda\n    params: {step_size: 0.25}\n    participation: \"bernoulli:0.5\"\n"
+                         "  - name: gda\n    params: {step_size: 0.5}\n";
+  struct Point {
+    std::string name;
+    ParamMap params;
+    std::vector<std::string> participations;
+  };
+  const std::vector<Point> problems = {
+      {"quadratic-game", {{"mu_min", "0.01"}}, {}},
+      {"quadratic-game", {{"mu_min", "1e-2"}}, {}},
+      {"two-client-game", {}, {}}};
+  const std::vector<std::string> suite_participations = {"full", "uniform:2", "full"};
+  const std::vector<Point> solvers = {{"gda", {{"step_size", "0.5"}}, suite_participations},
+                                      {"gda", {{"step_size", "5e-1"}}, suite_participations},
+                                      {"gda", {{"step_size", "0.25"}}, suite_participations},
+                                      {"gda", {{"step_size", "0.25"}}, {"bernoulli:0.5"}},
+                                      {"gda", {{"step_size", "0.5"}}, suite_participations}};
+  std::vector<std::string> expected;
+  for (const auto& p : problems)
+    for (const auto& s : solvers)
+      for (const auto& part : s.participations)
+        for (std::uint64_t seed : {1, 2, 1}) {
+          RunRequest r;
+          r.problem = p.name;
+          r.problem_params = p.params;
+          r.solver = s.name;
+          r.solver_params = s.params;
+          r.participation = Participation::parse(part);
+          r.seed = seed;
+          r.budget.rounds = 10;
+          r.eval = default_eval_schedule(p.name);
+          const std::string id = run_id(identity_text(r));
+          if (std::find(expected.begin(), expected.end(), id) == expected.end()) expected.push_back(id);
+        }
+  const Suite suite = load_suite(path);
+  std::vector<std::string> ids;
+  for (const auto& run : suite.runs) ids.push_back(run.id);
+  CHECK(ids == expected);
+  CHECK(ids.size() == 2 * (2 * 2 + 1) * 2);  // problems x (step sizes x participations + 1) x seeds
+  check_same_runs(streamed(load_suite_plan(path)), suite.runs);
+}
+
+TEST_CASE("suite: a plan of 10^6 runs holds its points, not its runs") {
+  const std::string path = "/tmp/fedbench-suite-plan-large.yaml";
+  std::ofstream(path) << "rounds: 10\nseeds: range(0, 1000)\nproblems:\n  - name: quadratic-game\n"
+                         "solvers:\n  - name: gda\n    params: {step_size: \"logspace(-3, 0, 1000)\"}\n";
+  const SuitePlan plan = load_suite_plan(path);
+  CHECK(plan.size() == 1000000);
+  CHECK(plan.problems.size() == 1);
+  CHECK(plan.solvers.size() == 1000);
+  CHECK(plan.seeds.size() == 1000);
+  std::size_t configurations = 0;
+  plan.for_each_configuration([&](const SuiteRun& run) {
+    CHECK(run.request.seed == 0);
+    ++configurations;
+  });
+  CHECK(configurations == 1000);
+}

@@ -4,6 +4,7 @@
 // process and send the contents over a socket: this process then never hands the file to
 // libhdf5. The encoding is private to one fedbench binary talking to itself.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -15,6 +16,12 @@ struct RunFileContents {
   StoredRun run;  //!< every field but the record, except record.summary.final_* (from /final)
   std::map<std::string, MetricMeta> meta;  //!< per metric column
 };
+
+//! The most bytes of values a run file may decompress to, per byte of the file. fedbench writes
+//! its columns in deflated chunks of 256 doubles, which shrink at most about 80 times (all
+//! zeros); a file that claims more is corrupt or a decompression bomb, and is refused before
+//! anything is allocated or inflated.
+inline constexpr std::uint64_t kMaxValueBytesPerFileByte = 128;
 
 //! Reads PATH with libhdf5; UserError naming the file on any problem.
 RunFileContents read_run_file_contents(const std::string& path);

@@ -5,17 +5,20 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <variant>
 
 #include "core/error.hpp"
@@ -24,12 +27,27 @@
 
 extern char** environ;
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FEDBENCH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define FEDBENCH_SANITIZED 1
+#endif
+#endif
+
 namespace fedbench::io {
 
 namespace {
 
 // The screen's answer: 'o' and the encoded contents, or 'b' and why the file does not read.
-constexpr char kContents = 'o', kProblem = 'b';
+// While it reads, it sends heartbeats: an ASCII ACK and the bytes it has read from disk for this
+// request so far, with no payload.
+constexpr char kContents = 'o', kProblem = 'b', kHeartbeat = '\x06';
+constexpr auto kHeartbeatEvery = std::chrono::milliseconds(200);
+// A reader making progress reads on; one that has read many times the file's bytes is looping.
+constexpr std::uint64_t kRereadFactor = 16, kRereadSlack = std::uint64_t{256} << 20;
+// Slow disks and loaded machines: the quiet window grows with the file (at 16 MB/s).
+constexpr double kBytesPerSecond = 16e6;
 
 // The file read in this process: the contents, or why not.
 std::variant<RunFileContents, std::string> read_here(const std::string& path) {
@@ -40,6 +58,13 @@ std::variant<RunFileContents, std::string> read_here(const std::string& path) {
   } catch (const std::exception& e) {  // e.g. bad_alloc from sizes libhdf5 believed
     return path + ": cannot be read (" + std::string(e.what()) + ")";
   }
+}
+
+// "0.3", "30.0": a duration as said to users.
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", s);
+  return text;
 }
 
 bool send_all(int fd, const char* data, std::size_t size) {
@@ -83,13 +108,13 @@ class Screen {
   Screen& operator=(const Screen&) = delete;
 
   //! The contents of `path` as the screen read them, or why it could not.
-  std::variant<RunFileContents, std::string> read(const std::string& path) {
+  std::variant<RunFileContents, std::string> read(const std::string& path, std::uint64_t file_bytes) {
     if (path.find('\n') != std::string::npos)
       return path + ": the file name has a line break; rename the file";
     for (int attempt = 0;; ++attempt) {
       char kind = 0;
       std::string payload;
-      const Ended ended = ask(path, kind, payload);
+      const Ended ended = ask(path, file_bytes, kind, payload);
       if (ended == Ended::answered) {
         if (kind == kProblem) return payload;
         try {
@@ -99,8 +124,11 @@ class Screen {
         }
       }
       if (ended == Ended::stalled)
-        return path + ": reading it did not finish within " + format_real(timeout_) +
+        return path + ": reading it made no progress for " + seconds(quiet_window(file_bytes)) +
                " s; the file is damaged or crafted";
+      if (ended == Ended::looping)
+        return path + ": reading it read over " + std::to_string(reread_limit(file_bytes) >> 20) +
+               " MB from a file of " + std::to_string(file_bytes) + " bytes; the file is damaged or crafted";
       if (ended == Ended::nonsense)
         return path + ": the run-file screen " + command_[0] + " gave no answer fedbench understands";
       if (attempt == 0 && external_signal(end_status_)) continue;
@@ -109,7 +137,15 @@ class Screen {
   }
 
  private:
-  enum class Ended { answered, died, stalled, nonsense };
+  enum class Ended { answered, died, stalled, looping, nonsense };
+
+  // How long the screen may go without reading anything new before it counts as stalled.
+  double quiet_window(std::uint64_t file_bytes) const {
+    return timeout_ + static_cast<double>(file_bytes) / kBytesPerSecond;
+  }
+  static std::uint64_t reread_limit(std::uint64_t file_bytes) {
+    return kRereadFactor * file_bytes + kRereadSlack;
+  }
 
   void start() {
     int fds[2];
@@ -147,17 +183,29 @@ class Screen {
   }
 
   // One request. On anything but an answer the screen is killed (if still alive), its wait
-  // status kept in end_status_, and the next request starts a new one.
-  Ended ask(const std::string& path, char& kind, std::string& payload) {
+  // status kept in end_status_, and the next request starts a new one. The deadline moves
+  // whenever a heartbeat reports bytes read that the last one had not.
+  Ended ask(const std::string& path, std::uint64_t file_bytes, char& kind, std::string& payload) {
     if (pid_ <= 0) start();
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(timeout_));
+    const auto window = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(quiet_window(file_bytes)));
+    auto deadline = std::chrono::steady_clock::now() + window;
     const std::string request = path + "\n";
     Ended ended = Ended::died;
-    std::uint64_t size = 0;
-    if (send_all(fd_, request.data(), request.size()) && receive(&kind, 1, deadline, ended) &&
-        receive(reinterpret_cast<char*>(&size), sizeof size, deadline, ended)) {
+    std::uint64_t size = 0, progress = 0;
+    bool framed = send_all(fd_, request.data(), request.size());
+    while (framed && (framed = receive(&kind, 1, deadline, ended) &&
+                               receive(reinterpret_cast<char*>(&size), sizeof size, deadline, ended)) &&
+           kind == kHeartbeat) {
+      if (size > reread_limit(file_bytes)) {
+        ended = Ended::looping;
+        framed = false;
+      } else if (size > progress) {
+        progress = size;
+        deadline = std::chrono::steady_clock::now() + window;
+      }
+    }
+    if (framed) {
       if ((kind == kContents || kind == kProblem) && size < (std::uint64_t{1} << 40)) {
         payload.resize(static_cast<std::size_t>(size));
         if (receive(payload.data(), payload.size(), deadline, ended)) return Ended::answered;
@@ -228,11 +276,12 @@ std::variant<RunFileContents, std::string> read_contents(const std::string& path
   // A FIFO, device or socket planted as a run file would block or stream forever: refused at
   // once, before any process reads it.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+  const bool found = ::stat(path.c_str(), &st) == 0;
+  if (found && !S_ISREG(st.st_mode))
     return path + ": not a regular file (a FIFO, device or socket); a run file is a regular file";
   {
     const std::lock_guard<std::mutex> lock(screen_mutex);
-    if (the_screen()) return the_screen()->read(path);
+    if (the_screen()) return the_screen()->read(path, found ? static_cast<std::uint64_t>(st.st_size) : 0);
   }
   return read_here(path);
 }
@@ -263,17 +312,121 @@ ScreenVerdict screen_run_file(const std::string& path) {
       const auto it = run.text.find(key);
       return it == run.text.end() ? std::string() : it->second;
     };
-    return {"", text("status"), text("config"), provenance_from_attributes(run.text)};
+    const auto seed = run.numbers.find("seed");
+    return {"", text("status"), text("config"), text("identity"),
+            seed == run.numbers.end() ? 0.0 : seed->second, provenance_from_attributes(run.text)};
   } catch (const UserError& e) {
-    return {naming(path, e.what()), "", "", {}};
+    return {naming(path, e.what()), "", "", "", 0.0, {}};
   }
 }
+
+namespace {
+
+// Bytes this process has read through read(2) and friends (/proc/self/io's rchar; 0 where the
+// kernel does not account them, and the parent then falls back on its quiet window alone).
+std::uint64_t bytes_read_so_far() {
+  std::FILE* io = std::fopen("/proc/self/io", "r");
+  if (!io) return 0;
+  unsigned long long rchar = 0;
+  if (std::fscanf(io, "rchar: %llu", &rchar) != 1) rchar = 0;
+  std::fclose(io);
+  return rchar;
+}
+
+// Private writable memory of this process now (/proc/self/status VmData), in bytes.
+std::uint64_t data_segment_bytes() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (!status) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (std::fgets(line, sizeof line, status))
+    if (std::sscanf(line, "VmData: %llu kB", &kb) == 1) break;
+  std::fclose(status);
+  return kb * 1024;
+}
+
+// A memory limit for reading one file of `file_bytes`: what the reader may hold (its values,
+// bounded by the reader's value budget, once decoded and once encoded) and room for libhdf5.
+// A crafted file that makes libhdf5 allocate beyond it fails the read instead of exhausting
+// the machine. Not under AddressSanitizer, whose shadow memory a limit would break.
+void limit_memory_for(std::uint64_t file_bytes) {
+#ifdef FEDBENCH_SANITIZED
+  (void)file_bytes;
+#else
+  const rlim_t limit = data_segment_bytes() + (rlim_t{512} << 20) + 2 * kMaxValueBytesPerFileByte * file_bytes;
+  const rlimit r{limit, RLIM_INFINITY};
+  ::setrlimit(RLIMIT_DATA, &r);
+#endif
+}
+
+// Writes `frame` whole on `fd` (the answer channel, shared with the heartbeat thread).
+bool write_frame(int fd, const std::string& frame) {
+  std::size_t done = 0;
+  while (done < frame.size()) {
+    const ssize_t n = ::write(fd, frame.data() + done, frame.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // the parent is gone
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string frame(char kind, std::uint64_t size, const std::string& payload = "") {
+  std::string out(1, kind);
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out += payload;
+  return out;
+}
+
+// While a request is being read, tells the parent every kHeartbeatEvery how many bytes the
+// read has taken from disk, so that a slow valid file is told from a stalled reader.
+class Heartbeat {
+ public:
+  explicit Heartbeat(int fd) : fd_(fd), thread_([this] { beat(); }) {}
+  ~Heartbeat() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void begin() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    start_ = bytes_read_so_far();
+    busy_ = true;
+  }
+  //! Ends the request with its answer (no heartbeat after it).
+  bool answer(const std::string& frame_bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    busy_ = false;
+    return write_frame(fd_, frame_bytes);
+  }
+
+ private:
+  void beat() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      wake_.wait_for(lock, kHeartbeatEvery);
+      if (busy_ && !stop_) write_frame(fd_, frame(kHeartbeat, bytes_read_so_far() - start_));
+    }
+  }
+  int fd_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool busy_ = false, stop_ = false;
+  std::uint64_t start_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace
 
 int serve_run_file_screen(int in_fd, int out_fd) {
   // The parent decides when to stop (end of input); a Ctrl-C meant for it must not look like a
   // crash on the file being read.
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
+  Heartbeat heartbeat(out_fd);
   std::string buffer;
   char chunk[4096];
   for (;;) {
@@ -287,21 +440,13 @@ int serve_run_file_screen(int in_fd, int out_fd) {
     }
     const std::string path = buffer.substr(0, newline);
     buffer.erase(0, newline + 1);
+    struct stat st {};
+    limit_memory_for(::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0);
+    heartbeat.begin();
     const auto contents = read_here(path);
     const auto* why = std::get_if<std::string>(&contents);
     const std::string payload = why ? *why : encode_run_file_contents(std::get<RunFileContents>(contents));
-    const char kind = why ? kProblem : kContents;
-    const std::uint64_t size = payload.size();
-    std::string answer(1, kind);
-    answer.append(reinterpret_cast<const char*>(&size), sizeof size);
-    answer += payload;
-    std::size_t done = 0;
-    while (done < answer.size()) {
-      const ssize_t n = ::write(out_fd, answer.data() + done, answer.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return 0;  // the parent is gone
-      done += static_cast<std::size_t>(n);
-    }
+    if (!heartbeat.answer(frame(why ? kProblem : kContents, payload.size(), payload))) return 0;
   }
 }
 

@@ -28,6 +28,8 @@ struct ScreenVerdict {
   std::string problem;  //!< why the file is not a readable run file; "" when it is
   std::string status;   //!< the run's status attribute when readable ("" if absent)
   std::string config;   //!< its configuration text when readable
+  std::string identity;  //!< the identity text its run id hashes ("" when not recorded)
+  double seed = 0;       //!< its root `seed` attribute
   RunProvenance provenance;  //!< the code and data recorded as having computed it
 };
 
