@@ -84,10 +84,12 @@ test-asan test-tsan: test-%:
 	cd build-$*$(SAN_CLANG) && ctest --output-on-failure -j $(JOBS) $(SAN_TESTS)
 
 # The long fault runs (docs/reliability.md): 300 SIGKILLs at random moments of a 600-run suite
-# with two jobs, resumed after each, then mpirun -np 2 killed mid-way; results compared with
-# an uninterrupted run. `make test` has 8 kills, the full tier 30.
+# with two jobs, resumed after each; then 100 SIGKILLs spread over two processes with two jobs
+# each sharing one results directory (the killed one restarted at once); then mpirun -np 2
+# killed mid-way; results compared with an uninterrupted run. `make test` has 8 + 6 kills, the
+# full tier 30 + 6.
 stress: build
-	KILLS=300 STORM_SUITE=tests/cli/suites/storm-long.yaml \
+	KILLS=300 PAIR_KILLS=100 STORM_SUITE=tests/cli/suites/storm-long.yaml \
 	  bash tests/cli/kill_storm.sh $(BUILD)/bin/fedbench $(BUILD)/stress-scratch $(PYTHON)
 
 # The generated catalogs of docs/catalog (solvers, problems, experiments); cli.catalogs fails

@@ -1,12 +1,14 @@
 // `fedbench check SUITE.yaml --reference DIR [--tolerance METRIC=BAND] [--update]`: rerun a
 // suite and compare every trajectory with its stored reference.
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/scratch_cleanup.hpp"
+#include "engine/runner.hpp"
 #include "results/check.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/suite_runner.hpp"
@@ -31,7 +33,7 @@ std::function<int()> add_check(CLI::App& app) {
   sub->add_flag("--prune", o->prune,
                 "with --update: also delete reference runs the suite does not have (renamed or removed runs)");
   sub->add_option("--results", o->results, "keep the fresh runs here (default: a temporary dir)");
-  sub->add_option("--jobs", o->jobs, "runs in parallel (default: all cores)");
+  add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("-q,--quiet", o->quiet, "no progress line");
   return [o] {
     namespace fs = std::filesystem;
@@ -39,12 +41,12 @@ std::function<int()> add_check(CLI::App& app) {
     std::string fresh = o->results;
     if (suite::world().size() > 1 && fresh.empty())
       throw UserError("under mpirun, give check a --results directory all ranks share");
-    bool temporary = false;
+    // The default results go to a scratch directory that is removed however check ends: a
+    // return, an exception, SIGINT or SIGTERM (the one a SIGKILL leaves, the next check removes).
+    std::unique_ptr<ScratchDirectory> scratch;
     if (fresh.empty()) {
-      std::string templ = (fs::temp_directory_path() / "fedbench-check-XXXXXX").string();
-      if (!mkdtemp(templ.data())) throw UserError("cannot create a temporary directory");
-      fresh = templ;
-      temporary = true;
+      scratch = std::make_unique<ScratchDirectory>(fs::temp_directory_path().string(), "fedbench-check");
+      fresh = scratch->path();
     }
     suite::SuiteOverrides overrides;
     overrides.results_dir = fresh;
@@ -78,7 +80,6 @@ std::function<int()> add_check(CLI::App& app) {
         code = totals.failed > 0 ? 1 : 0;
       }
     }
-    if (temporary && suite::world().rank() == 0) fs::remove_all(fresh);
     return code;
   };
 }

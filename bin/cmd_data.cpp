@@ -1,8 +1,10 @@
 // `fedbench data list | verify [NAME...] | partition NAME --clients M --scheme S --seed K`.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
+#include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -106,9 +108,10 @@ std::function<int()> add_data(CLI::App& app) {
   list_cmd->add_flag("--json", o->json, "print the list as JSON");
   verify_cmd->add_option("names", o->names, "datasets (default: every present file)");
   part_cmd->add_option("dataset", o->name, "dataset name")->required();
-  part_cmd->add_option("--clients", o->clients, "number of clients (default 10)");
+  add_whole_number(part_cmd, "--clients", o->clients, "number of clients (default 10)", 1,
+                   std::numeric_limits<int>::max());
   part_cmd->add_option("--scheme", o->scheme, "iid | shards:S | dirichlet:A | quantity:A");
-  part_cmd->add_option("--seed", o->seed, "partition seed (default 0)");
+  add_whole_number(part_cmd, "--seed", o->seed, "partition seed (default 0)", 0, kMaxSeed);
   part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
   return [o, list_cmd, verify_cmd] {
     if (list_cmd->parsed()) return o->json ? list_json() : list();
@@ -116,7 +119,6 @@ std::function<int()> add_data(CLI::App& app) {
     const auto& d = datasets::dataset_info(o->name);
     const auto labels = dataset_labels(d, o->role);
     const auto scheme = datasets::PartitionScheme::parse(o->scheme);
-    if (o->seed < 0) throw UserError("--seed must be >= 0");
     const auto p = datasets::partition_rows(labels, o->clients, scheme,
                                             static_cast<std::uint64_t>(o->seed));
     std::vector<double> classes;

@@ -98,6 +98,11 @@ void print_plan_table(const suite::SuitePlan& plan, const suite::RunStateLookup&
                     : "",
               corrupt ? (", " + std::to_string(corrupt) + " corrupt (run again)").c_str() : "",
               plan.results_dir.c_str());
+  // Backups and copies under runs/: listed, never taken for runs.
+  if (const auto foreign = suite::ResultsStore(plan.results_dir).foreign_files(); !foreign.empty())
+    std::printf("%zu file%s under runs/ %s not runs of this suite (the name is not a run id, e.g. %s)\n",
+                foreign.size(), foreign.size() == 1 ? "" : "s", foreign.size() == 1 ? "is" : "are",
+                foreign.front().c_str());
 }
 
 }  // namespace

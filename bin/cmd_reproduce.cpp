@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/safe_name.hpp"
+#include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "engine/run_config.hpp"
+#include "engine/runner.hpp"
 #include "io/durable_rename.hpp"
 #include "external.hpp"
 #include "markdown.hpp"
@@ -191,7 +194,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
                 "listed as invalid with its error (exit 2)");
   sub->add_flag("--markdown", o->markdown, "with --list: one Markdown table (docs/catalog/experiments.md)");
   sub->add_flag("--quick", o->quick, "a reduced budget with the same claims");
-  sub->add_option("--jobs", o->jobs, "runs in parallel (default: all cores)");
+  add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("--reuse-stale", o->reuse_stale,
                 "keep finished runs made by other code or from other data instead of rerunning them");
   sub->add_option("-o,--output", o->output, "output directory (default results/reproduce/NAME)");
@@ -201,6 +204,10 @@ std::function<int()> add_reproduce(CLI::App& app) {
     const auto experiments = suite::list_experiments(experiments_dir());
     if (o->list) return list_all(experiments, o->markdown);
     if (o->name.empty()) throw UserError("reproduce needs an experiment name or --list");
+    // The name becomes directory names (results/reproduce/NAME) and a suite's name (NAME-report).
+    if (const std::string why = unusable_name(o->name); !why.empty())
+      throw UserError("experiment name " + json_quote(o->name) + " " + why +
+                      "; experiment names are of letters, digits, '-', '_', '.' (fedbench reproduce --list)");
     const suite::Experiment& e = find_experiment(experiments, o->name);
     suite::ReproduceOptions options;
     options.quick = o->quick;

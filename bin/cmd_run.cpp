@@ -2,10 +2,12 @@
 // written to HDF5.
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/text.hpp"
 #include "engine/runner.hpp"
@@ -118,7 +120,7 @@ std::function<int()> add_run(CLI::App& app) {
                   "solver name (fedbench list solvers); with a suite: run only its entries of "
                   "this solver (repeatable)")
       ->allow_extra_args(false);
-  sub->add_option("--jobs", o->jobs, "suite: runs in parallel (default: all cores)");
+  add_whole_number(sub, "--jobs", o->jobs, "suite: runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("--force", o->force, "suite: rerun finished runs too");
   sub->add_flag("--reuse-stale", o->reuse_stale,
                 "suite: keep finished runs made by other code or from other data instead of rerunning "
@@ -128,23 +130,26 @@ std::function<int()> add_run(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("-s,--solver-param", o->solver_params, "solver parameter key=value")
       ->allow_extra_args(false);
-  sub->add_option("--rounds", o->rounds, "communication rounds (default 100)");
-  sub->add_option("--clients", o->clients, "shortcut for -p clients=M");
+  add_whole_number(sub, "--rounds", o->rounds, "communication rounds (default 100)", 0, kMaxWholeNumber);
+  add_whole_number(sub, "--clients", o->clients, "shortcut for -p clients=M", 1, std::numeric_limits<int>::max());
   sub->add_option("--participation", o->participation, "full | uniform:M | bernoulli:Q | iid:M | dropout:M:R (M candidates, up to floor(R M) drop out)");
-  sub->add_option("--seed", o->seed, "seed of every random stream of the run (default 0)");
-  sub->add_option("--eval-every", o->eval_every,
-                  "record metrics every k rounds (default 1; problems with expensive exact metrics, "
-                  "such as the bilevel ones, default to --eval-log 10)");
-  sub->add_option("--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade");
+  add_whole_number(sub, "--seed", o->seed, "seed of every random stream of the run (default 0)", 0, kMaxSeed);
+  add_whole_number(sub, "--eval-every", o->eval_every,
+                   "record metrics every k rounds (default 1; problems with expensive exact metrics, "
+                   "such as the bilevel ones, default to --eval-log 10)",
+                   1, kMaxWholeNumber);
+  add_whole_number(sub, "--eval-log", o->eval_log, "record at log-spaced rounds, N points per decade", 1,
+                   std::numeric_limits<int>::max());
   sub->add_option("--target", o->target, "stop when METRIC<=VALUE or METRIC>=VALUE is reached, e.g. rel_error<=1e-12, test_accuracy>=0.9");
-  sub->add_option("--max-samples", o->max_samples, "stop after this many sample gradients");
-  sub->add_option("--max-bytes", o->max_bytes, "stop after this many bytes up + down");
+  add_whole_number(sub, "--max-samples", o->max_samples, "stop after this many sample gradients", 0, kMaxWholeNumber);
+  add_whole_number(sub, "--max-bytes", o->max_bytes, "stop after this many bytes up + down", 0, kMaxWholeNumber);
   sub->add_option("--time-limit", o->time_limit,
                   "stop after this many seconds of the run's wall clock (rounds and evaluations)");
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
-  sub->add_option("--threads", o->threads,
-                  "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs); results do not depend on it");
+  add_whole_number(sub, "--threads", o->threads,
+                   "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs); results do not depend on it",
+                   1, kMaxThreads, "use at most the machine's cores (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
       ->allow_extra_args(false);
@@ -166,7 +171,6 @@ std::function<int()> add_run(CLI::App& app) {
     req.problem_params = parse_assignments(o->problem_params, "problem " + req.problem);
     if (o->clients >= 0) req.problem_params["clients"] = std::to_string(o->clients);
     req.participation = Participation::parse(o->participation);
-    if (o->seed < 0) throw UserError("--seed must be >= 0");
     req.seed = static_cast<std::uint64_t>(o->seed);
     req.budget.rounds = o->rounds;
     if (o->max_samples >= 0) req.budget.max_samples = o->max_samples;
@@ -176,7 +180,6 @@ std::function<int()> add_run(CLI::App& app) {
     req.budget.divergence_factor = o->divergence_factor;
     req.eval.every = o->eval_every;
     req.eval.log_points_per_decade = o->eval_log;
-    if (o->eval_log < 0) throw UserError("--eval-log must be >= 0");
     if (!sub->count("--eval-every") && !sub->count("--eval-log"))
       req.eval = default_eval_schedule(req.problem);
     const int threads =

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 
+#include "core/safe_name.hpp"
+#include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -103,7 +105,9 @@ std::function<int()> add_select(CLI::App& app) {
       }
     const suite::Selection sel = suite::select_best(o->results, criterion, o->all);
 
-    const std::string name = std::filesystem::path(o->results).filename().string() + "-winners";
+    // The winners suite is named after the results directory, in the characters a suite's name
+    // may have (its results directory is results/NAME).
+    const std::string name = safe_name_from(std::filesystem::path(o->results).filename().string() + "-winners");
     const auto suites = suite::winners_suites(
         sel, seeds, name, "written by fedbench select: winners by " + criterion.describe() + ", rerun on report seeds");
     const bool several = suites.size() > 1;

@@ -1,8 +1,10 @@
 #include "external.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -39,9 +41,16 @@ int run_program(const std::vector<std::string>& args) {
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::cout.flush();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw UserError("cannot start " + args[0]);
   if (pid == 0) {
+    // The script ends with fedbench, however fedbench ends (SIGKILL included): a report left
+    // running would write into a directory nobody waits for. Set between fork and exec, so
+    // that no moment of the script's life is uncovered (the parent may die before this line:
+    // then it is gone already).
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(128 + SIGTERM);
     execvp(argv[0], argv.data());
     _exit(127);
   }

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "io/directory.hpp"
 #include "io/new_file.hpp"
 
 namespace fedbench::io {
@@ -16,20 +17,11 @@ namespace fedbench::io {
 std::string system_reason(int err) { return std::error_code(err, std::generic_category()).message(); }
 
 void durable_rename(const std::string& temporary, const std::string& final_path) {
-  const int fd = ::open(temporary.c_str(), O_RDONLY | O_CLOEXEC);
-  const bool synced = fd >= 0 && ::fsync(fd) == 0;
-  const int err = errno;
-  if (fd >= 0) ::close(fd);
-  if (!synced) throw WriteError("cannot write " + temporary + ": " + system_reason(err));
-  std::error_code ec;
-  std::filesystem::rename(temporary, final_path, ec);
-  if (ec) throw WriteError("cannot rename " + temporary + " to " + final_path + ": " + ec.message());
-  const std::string dir = std::filesystem::path(final_path).parent_path().string();
-  const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {  // best effort: the rename itself has happened
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  namespace fs = std::filesystem;
+  const fs::path from(temporary), to(final_path);
+  if (from.parent_path() != to.parent_path())
+    throw InternalError("durable_rename: " + temporary + " and " + final_path + " are in different directories");
+  Directory::holding(final_path).publish(from.filename().string(), to.filename().string());
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
@@ -38,17 +30,19 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
     throw UserError("cannot write " + path + ": directory " + dir.string() +
                     " does not exist; create it first");
-  const std::string part = path + ".part";
-  NewFileStream out(part);
+  // One directory handle from creation to rename: the file is published where it was written.
+  const Directory where = Directory::holding(path);
+  const std::string name = std::filesystem::path(path).filename().string(), part = name + ".part";
+  NewFileStream out(where, part);
   errno = 0;
   out << text;
   out.close();
   if (!out) {
     const int err = errno;
-    std::filesystem::remove(part, ec);
-    throw WriteError("cannot write " + part + ": " + (err ? system_reason(err) : "the disk is full"));
+    where.remove(part);
+    throw WriteError("cannot write " + where.shown(part) + ": " + (err ? system_reason(err) : "the disk is full"));
   }
-  durable_rename(part, path);
+  where.publish(part, name);
 }
 
 }  // namespace fedbench::io

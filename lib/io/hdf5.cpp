@@ -72,20 +72,24 @@ void silence_errors() {
   silenced = true;
 }
 
-Handle create_file(const std::string& path) {
+Handle create_file(const Directory& dir, const std::string& name) {
   silence_errors();
   // The 1.10 file format indexes extendible datasets compactly (extensible arrays instead of
   // v1 B-trees): a 30-column run file shrinks from ~60 kB to a few kB. h5py reads it.
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V110, H5F_LIBVER_V110);
-  make_way_for(path);  // never through a planted link; EXCL: nothing swapped in meanwhile
+  dir.make_way_for(name);  // never through a planted link; EXCL: nothing swapped in meanwhile
   errno = 0;
-  hid_t id = H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.id());
+  hid_t id = H5Fcreate(dir.via_handle(name).c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.id());
   if (id < 0)
-    fail("cannot create " + path + ": " +
+    fail("cannot create " + dir.shown(name) + ": " +
          (errno ? std::error_code(errno, std::generic_category()).message()
                 : "check that its directory exists and is writable"));
   return Handle(id, H5Fclose);
+}
+
+Handle create_file(const std::string& path) {
+  return create_file(Directory::holding(path), std::filesystem::path(path).filename().string());
 }
 
 // Bob Jenkins' lookup3 hash (hashlittle, read byte by byte).

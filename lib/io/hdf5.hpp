@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "io/directory.hpp"
+
 namespace fedbench::io::h5 {
 
 //! Owns one hid_t and closes it with the matching H5?close.
@@ -50,7 +52,11 @@ using AttributeValue = std::variant<std::string, std::int64_t, double>;
 //! Turns off HDF5's own error printing (we report errors ourselves); idempotent.
 void silence_errors();
 
-Handle create_file(const std::string& path);  //!< truncates
+//! A new file (O_EXCL: never through a link planted under its name; a regular file left there
+//! by a stopped write is replaced).
+Handle create_file(const std::string& path);
+//! The same, NAME in an open directory (the writer keeps the directory for the rename).
+Handle create_file(const Directory& dir, const std::string& name);
 //! The checksum HDF5 puts on its version 2 and later metadata, the superblock included
 //! (Jenkins' lookup3), of `length` bytes.
 std::uint32_t metadata_checksum(const unsigned char* data, std::size_t length);

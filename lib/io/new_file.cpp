@@ -5,34 +5,27 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "io/durable_rename.hpp"
 
 namespace fedbench::io {
 
-void make_way_for(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there
-  if (S_ISLNK(st.st_mode)) throw WriteError("refusing to write through a symbolic link: " + path);
-  if (!S_ISREG(st.st_mode))
-    throw WriteError("cannot create " + path + ": a directory or another non-regular file is in the way; remove it");
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    throw WriteError("cannot replace " + path + ": " + system_reason(errno));
-}
+namespace {
+std::string name_of(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+}  // namespace
 
-int create_new_file(const std::string& path) {
-  make_way_for(path);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd >= 0) return fd;
-  const int err = errno;
-  if (err == EEXIST || err == ELOOP)  // planted between the check and the open
-    throw WriteError("refusing to write through what appeared at " + path + " while it was being created");
-  throw WriteError("cannot write " + path + ": " + system_reason(err));
-}
+void make_way_for(const std::string& path) { Directory::holding(path).make_way_for(name_of(path)); }
 
-NewFileStream::NewFileStream(const std::string& path) : std::ostream(nullptr) {
-  buffer_ = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(create_new_file(path), std::ios::out);
+int create_new_file(const std::string& path) { return Directory::holding(path).create(name_of(path)); }
+
+NewFileStream::NewFileStream(const std::string& path) : NewFileStream(create_new_file(path)) {}
+
+NewFileStream::NewFileStream(const Directory& dir, const std::string& name) : NewFileStream(dir.create(name)) {}
+
+NewFileStream::NewFileStream(int fd) : std::ostream(nullptr) {
+  buffer_ = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(fd, std::ios::out);
   rdbuf(buffer_.get());
 }
 

@@ -11,6 +11,8 @@
 #include <ostream>
 #include <string>
 
+#include "io/directory.hpp"
+
 namespace fedbench::io {
 
 //! Refuses a symbolic link at `path` (WriteError "refusing to write through a symbolic link:
@@ -26,10 +28,13 @@ int create_new_file(const std::string& path);
 class NewFileStream : public std::ostream {
  public:
   explicit NewFileStream(const std::string& path);
+  //! NAME created in an open directory (kept by the caller for the rename).
+  NewFileStream(const Directory& dir, const std::string& name);
   ~NewFileStream() override;
   void close();
 
  private:
+  explicit NewFileStream(int fd);
   std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> buffer_;
 };
 

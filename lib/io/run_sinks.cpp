@@ -43,25 +43,32 @@ std::string json_vector(const Vec& v) {
   return out + "]";
 }
 
+// PATH's directory, checked to exist with the message every writer gives.
+Directory directory_of(const std::string& path, Directory::Last last) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw UserError("cannot write " + path + ": directory " + parent.string() + " does not exist; create it first");
+  return Directory::holding(path, last);
+}
+
 // A file sink: writes PATH.part through an inner stream sink and renames it at the end.
 template <class Inner>
 class FileSink : public TrajectorySink {
  public:
-  explicit FileSink(std::string path) : path_(std::move(path)), part_(path_ + ".part") {
-    const auto parent = std::filesystem::path(path_).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-      throw UserError("cannot write " + path_ + ": directory " + parent.string() +
-                      " does not exist; create it first");
-  }
+  FileSink(std::string path, Directory::Last last)
+      : path_(std::move(path)),
+        name_(std::filesystem::path(path_).filename().string()),
+        part_(name_ + ".part"),
+        dir_(directory_of(path_, last)) {}
   ~FileSink() override {
     if (opened_ && !done_) {  // the run died: leave nothing that looks finished
       out_->close();
-      std::remove(part_.c_str());  // ours: never another process's
+      dir_.remove(part_);  // ours: never another process's
     }
   }
   void begin(const RunHeader& header) override {
-    out_ = std::make_unique<NewFileStream>(part_);
+    out_ = std::make_unique<NewFileStream>(dir_, part_);
     opened_ = true;
     if constexpr (std::is_same_v<Inner, CsvSink>) {
       CsvLayout layout;
@@ -79,13 +86,14 @@ class FileSink : public TrajectorySink {
     errno = 0;
     out_->close();
     if (!*out_)
-      throw WriteError("cannot write " + part_ + ": " + (errno ? system_reason(errno) : "the disk is full"));
-    durable_rename(part_, path_);
+      throw WriteError("cannot write " + dir_.shown(part_) + ": " + (errno ? system_reason(errno) : "the disk is full"));
+    dir_.publish(part_, name_);
     done_ = true;
   }
 
  private:
-  std::string path_, part_;
+  std::string path_, name_, part_;
+  Directory dir_;  // opened once: the .part is written and renamed in the same directory
   std::unique_ptr<NewFileStream> out_;
   std::unique_ptr<Inner> inner_;
   bool opened_ = false, done_ = false;
@@ -220,11 +228,12 @@ void JsonSink::close() {
   closed_ = true;
 }
 
-std::unique_ptr<TrajectorySink> make_file_sink(OutputFormat format, const std::string& path) {
+std::unique_ptr<TrajectorySink> make_file_sink(OutputFormat format, const std::string& path,
+                                               Directory::Last last) {
   switch (format) {
-    case OutputFormat::hdf5: return std::make_unique<Hdf5TrajectoryWriter>(path);
-    case OutputFormat::csv: return std::make_unique<FileSink<CsvSink>>(path);
-    case OutputFormat::json: return std::make_unique<FileSink<JsonSink>>(path);
+    case OutputFormat::hdf5: return std::make_unique<Hdf5TrajectoryWriter>(path, last);
+    case OutputFormat::csv: return std::make_unique<FileSink<CsvSink>>(path, last);
+    case OutputFormat::json: return std::make_unique<FileSink<JsonSink>>(path, last);
   }
   throw InternalError("unknown output format");
 }

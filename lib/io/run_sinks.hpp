@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/directory.hpp"
 #include "engine/trajectory.hpp"
 
 namespace fedbench::io {
@@ -66,7 +67,9 @@ class JsonSink : public TrajectorySink {
 };
 
 //! The sink writing one run to `path` in `format`: the file appears under its name only when
-//! the run has ended (written as PATH.part and renamed), like the HDF5 run file.
-std::unique_ptr<TrajectorySink> make_file_sink(OutputFormat format, const std::string& path);
+//! the run has ended (written as PATH.part and renamed, in its directory opened once), like
+//! the HDF5 run file. refuse_link: the directory is one fedbench made (runs/), never a link.
+std::unique_ptr<TrajectorySink> make_file_sink(OutputFormat format, const std::string& path,
+                                               Directory::Last last = Directory::Last::follow);
 
 }  // namespace fedbench::io

@@ -48,7 +48,7 @@ struct Hdf5TrajectoryWriter::State {
   bool ended = false;
 };
 
-Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path) : path_(std::move(path)) {
+Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path, Directory::Last last) : path_(std::move(path)) {
   namespace fs = std::filesystem;
   const fs::path parent = fs::path(path_).parent_path();
   std::error_code ec;
@@ -57,13 +57,16 @@ Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path) : path_(std::move(p
                     " does not exist; create it first");
   if (fs::is_directory(path_, ec))
     throw UserError("cannot write " + path_ + ": it is a directory; give a file name");
+  dir_ = std::make_unique<Directory>(Directory::holding(path_, last));
 }
+
+std::string Hdf5TrajectoryWriter::name() const { return std::filesystem::path(path_).filename().string(); }
 
 Hdf5TrajectoryWriter::~Hdf5TrajectoryWriter() {
   if (state_ && !state_->ended) {  // the run died: leave nothing that looks finished
     const bool created = state_->created;
     state_.reset();
-    if (created) std::remove(part_path().c_str());  // never another process's file
+    if (created) dir_->remove(name() + ".part");  // never another process's file
   }
 }
 
@@ -74,7 +77,7 @@ void Hdf5TrajectoryWriter::begin(const RunHeader& h) {
 void Hdf5TrajectoryWriter::write_header(const RunHeader& h) {
   state_ = std::make_unique<State>();
   State& s = *state_;
-  s.file = h5::create_file(part_path());  // new (O_EXCL): from here on the .part is ours
+  s.file = h5::create_file(*dir_, name() + ".part");  // new (O_EXCL): from here on the .part is ours
   s.created = true;
   const hid_t root = s.file.id();
   h5::write_attribute(root, "format", std::string(kTrajectoryFormat));
@@ -200,7 +203,7 @@ void Hdf5TrajectoryWriter::end(const RunSummary& summary) {
   write_or_throw([&] { write_summary(summary); });
   State& s = *state_;
   if (H5Fclose(s.file.release()) < 0) throw WriteError("cannot write " + part_path());
-  durable_rename(part_path(), path_);
+  dir_->publish(name() + ".part", name());
   s.ended = true;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/directory.hpp"
 #include "engine/trajectory.hpp"
 
 namespace fedbench::io {
@@ -22,8 +23,10 @@ inline constexpr std::int64_t kTrajectoryFormatVersion = 2;
 
 class Hdf5TrajectoryWriter : public TrajectorySink {
  public:
-  //! Checks that PATH can be written (its directory exists) without touching PATH.
-  explicit Hdf5TrajectoryWriter(std::string path);
+  //! Checks that PATH can be written (its directory exists) without touching PATH, and opens
+  //! its directory once: PATH.part is created, and renamed to PATH, in that directory
+  //! (refuse_link: a results directory's runs/, which must not be a link).
+  explicit Hdf5TrajectoryWriter(std::string path, Directory::Last last = Directory::Last::follow);
   ~Hdf5TrajectoryWriter() override;
 
   void begin(const RunHeader& header) override;
@@ -39,7 +42,9 @@ class Hdf5TrajectoryWriter : public TrajectorySink {
   void buffer_row(const TrajectoryRow& row);
   void write_summary(const RunSummary& summary);
   void flush();
+  std::string name() const;
   std::string path_;
+  std::unique_ptr<Directory> dir_;
   std::unique_ptr<State> state_;
 };
 

@@ -1,6 +1,7 @@
 #include "results/results_store.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -126,10 +127,17 @@ std::string ResultsStore::set_aside(const SuiteRun& run) const {
   return why;
 }
 
+// A directory the file system refuses to make (read-only, no permission, full, over quota) is a
+// refused write (exit 1); one that cannot be made because a file is in the way is bad input.
 void ResultsStore::ensure_exists() const {
   std::error_code ec;
   fs::create_directories(dir_ + "/runs", ec);
-  if (ec) throw UserError("cannot create results directory " + dir_ + "/runs: " + ec.message());
+  if (!ec) return;
+  const int err = ec.value();
+  const bool refused = ec.category() == std::generic_category() || ec.category() == std::system_category();
+  if (refused && (err == EROFS || err == EACCES || err == EPERM || err == ENOSPC || err == EDQUOT))
+    throw WriteError("cannot create results directory " + dir_ + "/runs: " + ec.message());
+  throw UserError("cannot create results directory " + dir_ + "/runs: " + ec.message());
 }
 
 namespace {

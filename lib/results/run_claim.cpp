@@ -27,24 +27,19 @@ int lock(int fd, int operation) {
 }  // namespace
 
 RunClaim::RunClaim(const std::string& results_dir, const std::string& id, Wait wait)
-    : path_(results_dir + "/runs/" + id + ".lock") {
+    : runs_(results_dir + "/runs", io::Directory::Last::refuse_link), name_(id + ".lock") {
   for (;;) {
-    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0 && errno == ELOOP) throw WriteError("refusing to write through a symbolic link: " + path_);
-    if (fd_ < 0) throw WriteError("cannot create " + path_ + ": " + system_reason(errno));
+    fd_ = runs_.open_lock(name_);
     if (lock(fd_, LOCK_EX | (wait == Wait::no ? LOCK_NB : 0)) != 0) {
       const int err = errno;
       ::close(fd_);
       fd_ = -1;
-      if (err != EWOULDBLOCK) throw WriteError("cannot lock " + path_ + ": " + system_reason(err));
+      if (err != EWOULDBLOCK) throw WriteError("cannot lock " + runs_.shown(name_) + ": " + system_reason(err));
       return;  // another process holds it
     }
     // The holder may have deleted the file while we waited: then our lock is on a file no
     // longer under this name, and another process may lock the new one. Start over.
-    struct stat locked {}, named {};
-    if (::fstat(fd_, &locked) == 0 && ::stat(path_.c_str(), &named) == 0 &&
-        locked.st_ino == named.st_ino && locked.st_dev == named.st_dev)
-      return;
+    if (runs_.names(name_, fd_)) return;
     ::close(fd_);
     fd_ = -1;
   }
@@ -56,7 +51,7 @@ RunClaim::~RunClaim() {
 
 void RunClaim::finished() {
   if (fd_ < 0) return;
-  ::unlink(path_.c_str());
+  runs_.remove(name_);
   ::close(fd_);
   fd_ = -1;
 }

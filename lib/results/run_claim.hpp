@@ -7,6 +7,7 @@
 // then sees the run finished. The manifest is rewritten under a lock on the directory itself.
 #pragma once
 #include <string>
+#include "io/directory.hpp"
 
 namespace fedbench::suite {
 
@@ -28,7 +29,8 @@ class RunClaim {
   static void remove_stale(const std::string& results_dir, const std::string& id);
 
  private:
-  std::string path_;
+  io::Directory runs_;  // opened once (never through a link): the lock is made and removed there
+  std::string name_;
   int fd_ = -1;
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/safe_name.hpp"
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/grid.hpp"
@@ -244,9 +245,16 @@ void read_name_and_results(const YAML::Node& root, const std::string& path, cons
                            SuitePlan& suite) {
   if (root["name"]) {
     suite.name = scalar(root["name"], path, "name");
+    if (const std::string why = unusable_name(suite.name); !why.empty())
+      throw UserError(where(path, root["name"]) + "name " + json_quote(suite.name) + " " + why +
+                      "; a suite's name is a directory name (results/NAME): use letters, digits, '-', '_', '.'");
   } else {
     std::string stem = path.substr(path.find_last_of('/') + 1);
     suite.name = stem.substr(0, stem.find('.'));
+    if (const std::string why = unusable_name(suite.name); !why.empty())
+      throw UserError(path + ": a suite without 'name' is named after its file, and " +
+                      json_quote(suite.name) + " " + why +
+                      "; add name: NAME with letters, digits, '-', '_', '.'");
   }
   suite.results_dir = overrides.results_dir.empty()
                           ? (root["results"] ? scalar(root["results"], path, "results")

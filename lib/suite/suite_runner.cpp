@@ -110,8 +110,6 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   return prepared;
 }
 
-// The runs this rank will run (not finished yet, or all with --force), longest first, dealt
-// round-robin over the ranks; `cached` counts the finished ones.
 // A finished run that is not run again: done, or stale and kept by --reuse-stale.
 bool kept(RunState state, const SuiteOptions& options) {
   return !options.force && (state == RunState::done || (state == RunState::stale && options.reuse_stale));
@@ -119,33 +117,36 @@ bool kept(RunState state, const SuiteOptions& options) {
 
 struct WorkPlan {
   std::vector<std::size_t> mine;
-  long long cached = 0;
-  long long stale = 0;       // finished by other code or from other data
+  long long cached = 0;      // of this rank's runs: finished already
+  long long stale = 0;       // of this rank's runs: finished by other code or from other data
   std::string stale_reason;  // the first one's
 };
 
+// The runs this rank will run (not finished yet, or all with --force), longest first. The runs
+// are dealt round-robin over the ranks from the whole suite, before any state is read: ranks
+// that look at a shared directory at different moments (other processes finishing runs in
+// between) still deal every run to exactly one rank, and each rank counts only its own.
 WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOptions& options,
                    const MpiWorld& mpi) {
+  std::vector<std::size_t> order(suite.runs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return suite.runs[a].cost > suite.runs[b].cost;  // longest first
+  });
   WorkPlan plan;
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < suite.runs.size(); ++i) {
+  for (std::size_t k = static_cast<std::size_t>(mpi.rank()); k < order.size();
+       k += static_cast<std::size_t>(mpi.size())) {
+    const std::size_t i = order[k];
     std::string why;
     const RunState state = options.force ? RunState::fresh : store.state(suite.runs[i], &why);
-    if (state == RunState::stale) {
-      if (plan.stale++ == 0) plan.stale_reason = why;
-    }
+    if (state == RunState::stale && plan.stale++ == 0) plan.stale_reason = why;
     if (kept(state, options)) {
       ++plan.cached;
       RunClaim::remove_stale(store.dir(), suite.runs[i].id);
     } else {
-      todo.push_back(i);
+      plan.mine.push_back(i);
     }
   }
-  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
-    return suite.runs[a].cost > suite.runs[b].cost;  // longest first
-  });
-  for (std::size_t k = 0; k < todo.size(); ++k)
-    if (static_cast<int>(k % static_cast<std::size_t>(mpi.size())) == mpi.rank()) plan.mine.push_back(todo[k]);
   return plan;
 }
 
@@ -173,13 +174,15 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   std::vector<PreparedRun> prepared = prepare_all(suite);
 
   const WorkPlan plan = plan_work(suite, store, options, mpi);
-  if (plan.stale > 0 && mpi.rank() == 0 && !options.quiet)  // every rank planned the same
+  const long long stale = mpi.sum(plan.stale), cached = mpi.sum(plan.cached);  // over all ranks
+  // The reason shown is rank 0's first; a stale run on another rank only is counted.
+  if (stale > 0 && mpi.rank() == 0 && !options.quiet)
     std::fprintf(stderr, "fedbench: %s %lld stale run%s (%s%s)%s\n",
-                 options.reuse_stale ? "keeping" : "rerunning", plan.stale, plan.stale == 1 ? "" : "s",
-                 plan.stale_reason.c_str(), plan.stale > 1 ? "; `fedbench plan` lists each" : "",
+                 options.reuse_stale ? "keeping" : "rerunning", stale, stale == 1 ? "" : "s",
+                 plan.stale_reason.empty() ? "on other ranks" : plan.stale_reason.c_str(),
+                 stale > 1 ? "; `fedbench plan` lists each" : "",
                  options.reuse_stale ? " as --reuse-stale asks; the manifest marks them" : "");
   const std::vector<std::size_t>& mine = plan.mine;
-  const long long cached = plan.cached;
   const std::pair<int, int> parallelism = jobs_and_threads(options, mine.size(), mpi);
   const int jobs = parallelism.first, threads_per_run = parallelism.second;  // lambdas capture these
 
@@ -211,7 +214,8 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     std::string status = "error";
     LastMetric last;
     try {
-      const auto writer = io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id));
+      const auto writer =
+          io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id), io::Directory::Last::refuse_link);
       TeeSink tee({&last, writer.get()});
       prepared[index].mpi_ranks = mpi.size();
       const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
@@ -278,7 +282,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   totals.write_failures = write_failures;
   totals.diverged = mpi.sum(diverged);
   totals.failed = mpi.sum(failed);
-  (options.reuse_stale ? totals.stale_kept : totals.stale_rerun) = plan.stale;
+  (options.reuse_stale ? totals.stale_kept : totals.stale_rerun) = stale;
   return totals;
 }
 

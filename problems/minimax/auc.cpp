@@ -201,11 +201,23 @@ class Auc : public MinimaxProblem {
   }
 
  private:
+  //! Most features of a LIBSVM file (the registered datasets have at most 784).
+  static constexpr int kMaxFeatures = 2048;
+
   //! A LIBSVM file (and an optional test file with at most its features): labels become class
   //! ids by their sorted distinct values, so the largest value is class 1 of binary data.
   static datasets::TrainTest read_files(const std::string& path, const std::string& test_path) {
     if (path.empty()) throw UserError("problem auc: source=libsvm needs -p path=FILE");
     auto train = datasets::read_libsvm(path);
+    // The saddle point and the constants come from the dense (d+3) x (d+3) operator (probed,
+    // then decomposed: O(d^3) work, about 10 s at d = 1000 on 2 cores): a file with a huge
+    // feature index would make that take hours or exhaust memory, so it is refused here.
+    if (train.max_index > kMaxFeatures)
+      throw UserError(path + ":" + std::to_string(train.max_index_line) + ": feature index " +
+                      std::to_string(train.max_index) + " gives problem auc " + std::to_string(train.max_index) +
+                      " features; it takes at most " + std::to_string(kMaxFeatures) +
+                      " (its saddle point and constants come from a dense operator of that size); select "
+                      "features first");
     datasets::TrainTest out;
     std::vector<double> values = train.labels;
     std::optional<datasets::LibsvmData> test;

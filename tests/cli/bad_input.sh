@@ -2,6 +2,7 @@
 # Bad input: one line naming the thing and the valid choices, exit 2, before any work, and an
 # existing output file is left untouched.
 source "$(dirname "$0")/lib.bash"
+here=$(dirname "$0")
 small=(-p clients=3 -p samples=4 -p dim=2)
 
 # The valid names are the registry's (`fedbench list`), so adding a solver or problem edits no test.
@@ -18,7 +19,7 @@ expect_fail 2 "fedbench: solver proxskip-vip-fl: comm_prob = 0 violates 0 < comm
 expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not an integer" \
   "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps=2.5
 expect_fail 2 "fedbench: problem quadratic-game: clients = 0 violates 1 <= clients" \
-  "$fedbench" run --problem quadratic-game --solver gda --clients 0 -p samples=3
+  "$fedbench" run --problem quadratic-game --solver gda -p clients=0 -p samples=3
 expect_fail 2 "fedbench: participation 'half' is not valid; use full, uniform:M (M distinct clients per round), bernoulli:Q (each client joins with probability 0 < Q <= 1), iid:M (M uniform draws with replacement, the theory's i.i.d. clients) or dropout:M:R (M distinct candidates, of which M - floor(U R M) respond, U uniform on [0, 1), 0 <= R < 1)" \
   "$fedbench" run --problem quadratic-game --solver gda --participation half
 expect_fail 2 "fedbench: solver fedgda-gt: step_size = 'fast' is not a finite number or 'theory'" \
@@ -42,7 +43,7 @@ expect_fail 2 "fedbench: cannot open $scratch/missing.h5: no such file" "$fedben
 expect_fail 2 "fedbench: solver adafbio: AdaFBiO finishes each synchronisation in the next round on every client; use --participation full" \
   "$fedbench" run --problem bilevel-quadratic --solver adafbio --participation uniform:2 --rounds 3
 # Sizes that cannot be had are refused at once with one line, not attempted.
-expect_fail_like 2 "^fedbench: --threads 100000 is more than 1024 threads per run; use at most the machine's cores \([0-9]+ here\)$" \
+expect_fail_like 2 "^fedbench: --threads = '100000' is not a whole number from 1 to 1024; use at most the machine's cores \([0-9]+ here\) \(see fedbench --help\)$" \
   "$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 2 --threads 100000
 expect_fail_like 2 "^fedbench: problem quadratic-game: clients x samples x \(4 dim\^2 \+ 2 dim\) = 1000000000 x 100 x 1640 numbers need [0-9.e+]+ bytes of memory, this machine has [0-9.e+]+; use smaller sizes$" \
   "$fedbench" run --problem quadratic-game -p clients=1000000000 --solver gda -s step_size=0.1 --rounds 2
@@ -55,4 +56,70 @@ expect_fail 2 "fedbench: $scratch/wide.libsvm:1: feature index 10000000 gives ro
 printf '1 2147483647:1' > "$scratch/huge.libsvm"
 expect_fail 2 "fedbench: $scratch/huge.libsvm:1: feature index 2147483647 is past the limit of 268435456 features" \
   "$fedbench" run --problem robust-least-squares -p source=libsvm -p "path=$scratch/huge.libsvm" --solver gda -s step_size=0.1 --rounds 2
+# Integer options take the suite files' limits, refused while the command line is read (before
+# any work, no output file): not a number, not whole, out of range, past 64 bits, negative.
+whole() { echo "fedbench: $1 = '$2' is not a whole number from $3 to $4 (see fedbench --help)"; }
+run_gda=("$fedbench" run --problem quadratic-game --solver gda)
+expect_fail 2 "$(whole --rounds 9300000000000000000 0 9e18)" "${run_gda[@]}" --rounds 9300000000000000000 -o "$scratch/never.csv"
+checks=$((checks + 1))
+if [ -e "$scratch/never.csv" ]; then echo "FAIL: a refused run wrote its output"; failures=$((failures + 1)); fi
+expect_fail 2 "$(whole --rounds 99999999999999999999 0 9e18)" "${run_gda[@]}" --rounds 99999999999999999999
+expect_fail 2 "$(whole --rounds -1 0 9e18)" "${run_gda[@]}" --rounds -1
+expect_fail 2 "$(whole --rounds 1.5 0 9e18)" "${run_gda[@]}" --rounds 1.5
+expect_fail 2 "$(whole --rounds 0x10 0 9e18)" "${run_gda[@]}" --rounds 0x10
+expect_fail 2 "$(whole --rounds ten 0 9e18)" "${run_gda[@]}" --rounds ten
+expect_fail 2 "$(whole --rounds '1\x0a2' 0 9e18)" "${run_gda[@]}" --rounds $'1\n2'
+expect_fail 2 "$(whole --seed -1 0 9223372036854775807)" "${run_gda[@]}" --seed -1
+expect_fail 2 "$(whole --seed 18446744073709551615 0 9223372036854775807)" "${run_gda[@]}" --seed 18446744073709551615
+expect_fail 2 "$(whole --eval-every 0 1 9e18)" "${run_gda[@]}" --eval-every 0
+expect_fail 2 "$(whole --eval-log 0 1 2147483647)" "${run_gda[@]}" --eval-log 0
+expect_fail 2 "$(whole --eval-log 4294967296 1 2147483647)" "${run_gda[@]}" --eval-log 4294967296
+expect_fail 2 "$(whole --max-samples -1 0 9e18)" "${run_gda[@]}" --max-samples -1
+expect_fail 2 "$(whole --max-bytes 1e19 0 9e18)" "${run_gda[@]}" --max-bytes 1e19
+expect_fail 2 "$(whole --clients 0 1 2147483647)" "${run_gda[@]}" --clients 0
+expect_fail 2 "$(whole --clients 3000000000 1 2147483647)" "${run_gda[@]}" --clients 3000000000
+expect_fail_like 2 "^fedbench: --threads = '0' is not a whole number from 1 to 1024; use at most the machine's cores \([0-9]+ here\) \(see fedbench --help\)$" \
+  "${run_gda[@]}" --threads 0
+expect_fail 2 "$(whole --jobs 0 1 1024)" "$fedbench" run "$here/suites/long.yaml" --jobs 0
+expect_fail 2 "$(whole --jobs 5000 1 1024)" "$fedbench" check "$here/suites/long.yaml" --reference "$scratch" --jobs 5000
+expect_fail 2 "$(whole --jobs -3 1 1024)" "$fedbench" reproduce zhang2024-fig7 --jobs -3
+expect_fail 2 "$(whole --clients 0 1 2147483647)" "$fedbench" data partition a9a --clients 0
+expect_fail 2 "$(whole --seed -1 0 9223372036854775807)" "$fedbench" data partition a9a --seed -1
+# The limits themselves and the suite files' spellings are taken; digits are decimal (010 is ten).
+expect_ok "^rounds: 10 " "${run_gda[@]}" --rounds 010 --seed 9223372036854775807 "${small[@]}"
+expect_ok "^rounds: 10 " "${run_gda[@]}" --rounds 1e1 --eval-every 1e1 --max-samples 9e18 "${small[@]}"
+
+# A suite's name is its default results directory's (results/NAME): one line and exit 2 for a
+# name a directory cannot have, whether written or taken from the file's name.
+suite_body='problems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\nrounds: 2\n'
+printf "name: \"\"\n$suite_body" >"$scratch/empty-name.yaml"
+printf "name: \"a\\\\nb\"\n$suite_body" >"$scratch/newline-name.yaml"
+printf "name: ../up\n$suite_body" >"$scratch/slash-name.yaml"
+printf "$suite_body" >"$scratch/.yaml"
+printf "$suite_body" >"$scratch/my suite.yaml"
+rule="use letters, digits, '-', '_', '.'"
+expect_fail 2 "fedbench: $scratch/empty-name.yaml:1: name \"\" is empty; a suite's name is a directory name (results/NAME): $rule" \
+  "$fedbench" plan "$scratch/empty-name.yaml"
+expect_fail 2 "fedbench: $scratch/newline-name.yaml:1: name \"a\\nb\" has a newline; a suite's name is a directory name (results/NAME): $rule" \
+  "$fedbench" run "$scratch/newline-name.yaml"
+expect_fail 2 "fedbench: $scratch/slash-name.yaml:1: name \"../up\" has '/'; a suite's name is a directory name (results/NAME): $rule" \
+  "$fedbench" run "$scratch/slash-name.yaml" --results "$scratch/elsewhere"
+expect_fail 2 "fedbench: $scratch/.yaml: a suite without 'name' is named after its file, and \"\" is empty; add name: NAME with letters, digits, '-', '_', '.'" \
+  "$fedbench" plan "$scratch/.yaml"
+expect_fail 2 "fedbench: $scratch/my suite.yaml: a suite without 'name' is named after its file, and \"my suite\" has a space; add name: NAME with letters, digits, '-', '_', '.'" \
+  "$fedbench" plan "$scratch/my suite.yaml"
+checks=$((checks + 1))
+if [ -e "$scratch/elsewhere" ] || [ -e $'results/a\nb' ]; then echo "FAIL: a refused suite made a directory"; failures=$((failures + 1)); fi
+# An experiment name becomes directory names too; the winners suite select writes is named after
+# the results directory in those characters only, so it loads whatever that directory is called.
+expect_fail 2 "fedbench: experiment name \"a\\nb\" has a newline; experiment names are of letters, digits, '-', '_', '.' (fedbench reproduce --list)" \
+  "$fedbench" reproduce $'a\nb'
+printf 'name: tiny\nseeds: [0, 1]\nrounds: 2\nproblems: [{name: two-client-game}]\nsolvers: [{name: gda, params: {step_size: [0.1, 0.2]}}]\n' >"$scratch/tiny.yaml"
+expect_ok "finished now" "$fedbench" run "$scratch/tiny.yaml" --results "$scratch/my results"
+expect_ok "winners suite" "$fedbench" select "$scratch/my results" --at rounds=2
+expect_ok "suite my_results-winners" "$fedbench" plan "$scratch/my results/winners.yaml"
+# A results directory with a file in its way is bad input; one the disk refuses is a refused
+# write (exit 1, tests/cli/faults.sh).
+expect_fail 2 "fedbench: cannot create results directory $scratch/keep.h5/runs: Not a directory" \
+  "$fedbench" run "$scratch/tiny.yaml" --results "$scratch/keep.h5" -q
 finish

@@ -64,6 +64,16 @@ if mount_tmpfs "$scratch/ro" 1m; then
     "$fedbench" run --problem quadratic-game --solver gda --rounds 5 -o "$scratch/ro/one.h5"
   expect_fail 1 "fedbench: cannot write $scratch/ro/one.json.part: Read-only file system" \
     "$fedbench" run --problem quadratic-game --solver gda --rounds 5 -o "$scratch/ro/one.json"
+  # A results directory that does not exist yet, on the read-only disk: a refused write too.
+  expect_fail 1 "fedbench: cannot create results directory $scratch/ro/new/runs: Read-only file system" \
+    "$fedbench" run "$long" --results "$scratch/ro/new" -q
+elif [ "$(id -u)" != 0 ]; then
+  # Without root, a directory without write permission stands in (root would ignore it).
+  echo "SKIP: cannot mount a tmpfs here: read-only checks not run (a write-protected directory instead)"
+  mkdir -p "$scratch/locked" && chmod 555 "$scratch/locked"
+  expect_fail 1 "fedbench: cannot create results directory $scratch/locked/new/runs: Permission denied" \
+    "$fedbench" run "$long" --results "$scratch/locked/new" -q
+  chmod 755 "$scratch/locked"
 else
   echo "SKIP: cannot mount a tmpfs here: read-only checks not run"
 fi
@@ -168,6 +178,8 @@ with h5py.File(sys.argv[2], "r+") as f:
 PY
 expect_ok "12 runs valid: 9 done, 0 partial, 0 new, 3 corrupt \(run again\)" \
   "$fedbench" plan "$long" --results "$scratch/ident"
+expect_ok "^2 files under runs/ are not runs of this suite \(the name is not a run id" \
+  "$fedbench" plan "$long" --results "$scratch/ident"
 expect_ok "^fedbench: $scratch/ident: 2 files under runs/ are not runs of this suite \(the name is not a run id" \
   "$fedbench" export "$scratch/ident" --all --csv -o "$scratch/ident.csv"
 checks=$((checks + 1))
@@ -242,6 +254,16 @@ planted "an export's .part" "$scratch/out.csv.part" 1 \
 cp -r "$scratch/whole" "$scratch/refs"
 planted "a reference's .part" "$scratch/refs/runs/$victim.h5.part" 1 \
   "$fedbench" check "$long" --reference "$scratch/refs" --update -q
+# runs/ itself swapped for a link to a directory elsewhere: nothing is written there.
+mkdir -p "$scratch/runs-target"
+mv "$scratch/linked/runs" "$scratch/linked/runs.real"
+ln -s "$scratch/runs-target" "$scratch/linked/runs"
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/linked/runs;" \
+  "$fedbench" run "$long" --results "$scratch/linked" -q --jobs 1
+checks=$((checks + 1))
+[ -z "$(ls -A "$scratch/runs-target")" ] || { echo "FAIL: a run wrote through a linked runs/: $(ls "$scratch/runs-target")"; failures=$((failures + 1)); }
+rm "$scratch/linked/runs"
+mv "$scratch/linked/runs.real" "$scratch/linked/runs"
 # The report page and figure are written beside the link and renamed over it: replaced, never
 # written through.
 mkdir -p "$scratch/linked-report"
@@ -251,6 +273,31 @@ checks=$((checks + 1))
 if [ "$(cat "$scratch/precious")" != precious ] || [ -L "$scratch/linked-report/index.html" ] ||
    ! grep -q "</html>" "$scratch/linked-report/index.html"; then
   echo "FAIL: report wrote through a planted index.html link"; failures=$((failures + 1))
+fi
+
+# The screen tells slow from broken: while it reads a large valid file it sends heartbeats with
+# the bytes read so far (growing), then the contents; the parent's quiet window restarts on each.
+"$fedbench" run --problem quadratic-game -p clients=2 -p samples=2 -p dim=2 --solver gda \
+  -s step_size=0.01 --rounds 300000 -o "$scratch/large.h5" -q
+checks=$((checks + 1))
+if ! "$python" - "$fedbench" "$scratch/large.h5" <<'PY'
+import struct, subprocess, sys
+screen = subprocess.Popen([sys.argv[1], "__screen-run-files"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+screen.stdin.write((sys.argv[2] + "\n").encode()); screen.stdin.flush()
+beats = []
+while True:
+    kind, size = struct.unpack("<cQ", screen.stdout.read(9))
+    if kind != b"\x06":
+        break
+    beats.append(size)
+payload = screen.stdout.read(size)
+screen.stdin.close(); screen.wait()
+assert kind == b"o" and len(payload) == size, (kind, size)
+assert beats and beats == sorted(beats) and beats[-1] > 0, beats
+print(f"{len(beats)} heartbeats, {beats[-1]} bytes read", file=sys.stderr)
+PY
+then
+  echo "FAIL: the screen sent no growing heartbeats while reading a large file"; failures=$((failures + 1))
 fi
 
 # Non-regular files (a FIFO as a run file, a device as a data file) are refused at once, never

@@ -71,12 +71,12 @@ PY
 # Unreadable files are skipped with one line on stderr, never a traceback.
 mkdir -p "$scratch/mixed/runs"
 cp "$results"/runs/*.h5 "$scratch/mixed/runs/"
-echo "not hdf5" >"$scratch/mixed/runs/broken.h5"
+echo "not hdf5" >"$scratch/mixed/runs/ffffffffffffffff.h5"  # under a run id: read, refused
 checks=$((checks + 1))
 err=$("$python" -c "import sys; sys.path.insert(0, '$scripts'); import fedbench_read as fr; \
 print(len(fr.run_table('$scratch/mixed')))" 2>&1 >"$scratch/count.txt")
 if [ "$(cat "$scratch/count.txt")" != 16 ] || [ "$(wc -l <<<"$err")" != 1 ] || \
-   ! grep -q "skipping .*broken.h5" <<<"$err"; then
+   ! grep -q "skipping .*ffffffffffffffff.h5" <<<"$err"; then
   echo "FAIL: a corrupt file is skipped with one warning line"; echo "  $err"; failures=$((failures + 1))
 fi
 

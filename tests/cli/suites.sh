@@ -26,6 +26,30 @@ fi
 same_columns "$scratch/j1" "$scratch/j2"
 [ -d "$scratch/mpi" ] && same_columns "$scratch/j1" "$scratch/mpi"
 
+# mpirun beside another process on one directory: the ranks deal the runs among themselves
+# from the whole suite (not from what each saw done at its start), so no run falls between
+# them, and each summary counts its own: finished now + already done = the suite, and the
+# runs finished now by both processes add up to the suite.
+if command -v mpirun >/dev/null; then
+  summary_counts() {  # "N finished now ... M already done" -> "N M"
+    sed -n 's/.* runs: \([0-9]*\) finished now.*, \([0-9]*\) already done.*/\1 \2/p' "$1"
+  }
+  "$fedbench" run "$here/suites/long.yaml" --results "$scratch/shared" --jobs 1 >"$scratch/plain.out" 2>&1 &
+  plain=$!
+  mpirun -np 2 --oversubscribe --allow-run-as-root "$fedbench" run "$here/suites/long.yaml" \
+    --results "$scratch/shared" --jobs 1 >"$scratch/mpi-shared.out" 2>&1
+  wait $plain
+  read -r mpi_now mpi_done < <(summary_counts "$scratch/mpi-shared.out")
+  read -r plain_now plain_done < <(summary_counts "$scratch/plain.out")
+  checks=$((checks + 1))
+  if [ "$((mpi_now + mpi_done))" != 12 ] || [ "$((plain_now + plain_done))" != 12 ] ||
+     [ "$((mpi_now + plain_now))" != 12 ]; then
+    echo "FAIL: summaries of mpirun beside another process: mpirun $mpi_now + $mpi_done, plain $plain_now + $plain_done (want 12 each, 12 run in all)"
+    cat "$scratch/mpi-shared.out" "$scratch/plain.out"; failures=$((failures + 1))
+  fi
+  results_intact "$scratch/shared"
+fi
+
 # SIGKILL in the middle, then rerun: the same final files as an uninterrupted run.
 "$fedbench" run "$here/suites/long.yaml" --results "$scratch/killed" --jobs 1 -q &
 pid=$!

@@ -191,3 +191,15 @@ TEST_CASE("experiment validation: every shipped experiment passes") {
     CHECK(item.error == "");
   }
 }
+
+TEST_CASE("experiment validation: a variant name that is no directory name is refused at its line") {
+  // A variant's runs go to variants/NAME: a slash or a line break there is refused at load.
+  const Scratch s("variant-name");
+  const std::string claim = "below: {solver: gda, metric: rel_error, at: 5, value: 1}";
+  const std::string variant = "variants:\n  - name: \"../up\"\n    explains: c\n    suite: ../var.yaml\n    claims:\n"
+                              "      - text: v\n        " + claim + "\n";
+  CHECK_THROWS_WITH_AS(load_experiment(s.experiment(claim, variant)),
+                       (s.dir().string() + "/experiments/e.yaml:12: variant name \"../up\" has '/'; use letters, "
+                                           "digits, '-', '_', '.'").c_str(),
+                       UserError);
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -176,6 +177,40 @@ TEST_CASE("grid: expansions past the caps are refused before they are built, nam
   std::ofstream(path) << "rounds: 1e19\nproblems:\n  - name: quadratic-game\nsolvers:\n  - name: gda\n";
   CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("rounds = '1e19' is not a whole number from 0 to 9e18"),
                        UserError);
+}
+
+TEST_CASE("suite: a name a directory cannot have is refused at its line") {
+  const std::string body = "rounds: 2\nproblems:\n  - name: quadratic-game\nsolvers:\n  - name: gda\n";
+  const std::string path = "/tmp/fedbench-suite-name.yaml";
+  const std::string rule = "; a suite's name is a directory name (results/NAME): use letters, digits, '-', '_', '.'";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"\"\"", "name \"\" is empty"},
+      {"\"a\\nb\"", "name \"a\\nb\" has a newline"},
+      {"a/b", "name \"a/b\" has '/'"},
+      {"\"a b\"", "name \"a b\" has a space"},
+      {"..", "name \"..\" is the parent directory"},
+      {".", "name \".\" is the directory itself"},
+      {"\"tab\\there\"", "name \"tab\\there\" has the byte 0x09"},
+      {std::string(256, 'x'), "has 256 characters (at most 255)"}};
+  for (const auto& [name, why] : bad) {
+    CAPTURE(name);
+    std::ofstream(path) << "seeds: 0\nname: " << name << "\n" << body;
+    const std::string at = path + ":2: name ", message = why + rule;
+    CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains(at.c_str()), UserError);
+    CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains(message.c_str()), UserError);
+  }
+  // The names in use: letters, digits, '-', '_', '.'; up to 255 of them.
+  for (const std::string& name : std::vector<std::string>{"zhang2024-fig1a", "auc_grid", "v1.2", std::string(255, 'x')}) {
+    std::ofstream(path) << "name: " << name << "\n" << body;
+    CHECK(load_suite(path).name == name);
+  }
+  // Without a name the file's gives it, under the same rule.
+  const std::string unnamed = "/tmp/fedbench suite unnamed.yaml";
+  std::ofstream(unnamed) << body;
+  CHECK_THROWS_WITH_AS(load_suite(unnamed),
+                       doctest::Contains("a suite without 'name' is named after its file, and \"fedbench suite unnamed\" has a space"),
+                       UserError);
+  std::filesystem::remove(unnamed);
 }
 
 namespace {
