@@ -333,6 +333,7 @@ std::uint64_t bytes_read_so_far() {
   return rchar;
 }
 
+#ifndef FEDBENCH_SANITIZED
 // Private writable memory of this process now (/proc/self/status VmData), in bytes.
 std::uint64_t data_segment_bytes() {
   std::FILE* status = std::fopen("/proc/self/status", "r");
@@ -344,6 +345,7 @@ std::uint64_t data_segment_bytes() {
   std::fclose(status);
   return kb * 1024;
 }
+#endif
 
 // A memory limit for reading one file of `file_bytes`: what the reader may hold (its values,
 // bounded by the reader's value budget, once decoded and once encoded) and room for libhdf5.
