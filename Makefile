@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench reproduce install clean \
+.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench bench-scale reproduce install clean \
         test-asan test-tsan fuzz stress
 
 all: build
@@ -105,6 +105,11 @@ demo: build
 bench: build
 	$(BUILD)/bin/fedbench_bench --benchmark_min_time=0.2
 	$(PYTHON) scripts/bench_numpy.py --fedbench $(BUILD)/bin/fedbench
+
+# How suites use the cores: wall time against max(work / cores, longest run), at --jobs 1, 2 and
+# the machine's cores (docs/performance.md). Minutes: it runs three paper suites several times.
+bench-scale: build
+	$(PYTHON) scripts/bench_scale.py --fedbench $(BUILD)/bin/fedbench
 
 # Every paper experiment in full (results/experiments): tuning, selection, report, claims.
 # Goes on after a failed claim and fails at the end if any did.
