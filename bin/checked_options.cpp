@@ -1,7 +1,6 @@
 #include "checked_options.hpp"
 
 #include <cmath>
-#include <cstdio>
 
 #include "core/text.hpp"
 
@@ -20,22 +19,6 @@ std::string bound_text(std::int64_t v) {
   return std::to_string(v);
 }
 
-// The text as typed, on one line: a control or non-ASCII byte as \xHH, at most 40 bytes shown.
-std::string shown(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return text.size() > 40 ? out + "..." : out;
-}
-
 }  // namespace
 
 std::int64_t whole_number_value(const std::string& option, const std::string& text, std::int64_t min,
@@ -51,7 +34,7 @@ std::int64_t whole_number_value(const std::string& option, const std::string& te
     ok = v >= min && v <= max;
   }
   if (!ok)
-    throw CLI::ValidationError(option + " = '" + shown(text) + "' is not a whole number from " +
+    throw CLI::ValidationError(option + " = '" + printable(text) + "' is not a whole number from " +
                                bound_text(min) + " to " + bound_text(max) + (hint.empty() ? "" : "; " + hint));
   return v;
 }

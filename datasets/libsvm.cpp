@@ -26,23 +26,12 @@ struct GzCloser {
   throw UserError(path + ":" + std::to_string(line) + ": " + what);
 }
 
-// The offending token, at most 40 bytes of it, with bytes that are not printable ASCII
-// written as \xNN. Built by appending: GCC 12 warns falsely (-Wrestrict) on "'" +
-// std::string(...) chains.
+// The offending token, at most 40 bytes of it, quoted (core/text.hpp's printable). Built by
+// appending: GCC 12 warns falsely (-Wrestrict) on "'" + std::string(...) chains.
 std::string quoted(std::string_view text) {
   std::string out;
   out += '\'';
-  for (unsigned char c : text.substr(0, 40)) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  if (text.size() > 40) out += "...";
+  out += printable(text);
   out += '\'';
   return out;
 }

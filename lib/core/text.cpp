@@ -81,6 +81,22 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
   return "";
 }
 
+std::string printable(std::string_view text, std::size_t max) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (const unsigned char c : text.substr(0, max)) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
 std::string json_quote(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {

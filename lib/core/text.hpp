@@ -19,6 +19,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 //! " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
 std::string did_you_mean(std::string_view given, const std::vector<std::string>& candidates);
 
+//! `text` on one line for a message: at most `max` bytes, every byte that is not printable ASCII
+//! (and the backslash) as \xNN, "..." when cut.
+std::string printable(std::string_view text, std::size_t max = 40);
 //! A JSON string literal (quotes and escapes).
 std::string json_quote(const std::string& s);
 //! A JSON number; NaN and infinities (which JSON lacks) become null.

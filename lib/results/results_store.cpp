@@ -142,23 +142,28 @@ void ResultsStore::ensure_exists() const {
 
 namespace {
 
-// The *.h5 files under dir/runs whose name is (or, with `runs` false, is not) a run id.
-std::vector<std::string> h5_files(const std::string& dir, bool runs) {
-  std::vector<std::string> out;
+// The *.h5 files under dir/runs, sorted: those named by a run id (runs) and the others (not
+// runs: backups, copies, foreign files), in one pass over the directory.
+struct H5Files {
+  std::vector<std::string> runs, others;
+};
+H5Files h5_files(const std::string& dir) {
+  H5Files out;
   std::error_code ec;
   if (!fs::is_directory(dir + "/runs", ec)) return out;
   for (const auto& e : fs::directory_iterator(dir + "/runs"))
-    if (e.path().extension() == ".h5" && is_run_id(e.path().stem().string()) == runs)
-      out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
+    if (e.path().extension() == ".h5")
+      (is_run_id(e.path().stem().string()) ? out.runs : out.others).push_back(e.path().string());
+  std::sort(out.runs.begin(), out.runs.end());
+  std::sort(out.others.begin(), out.others.end());
   return out;
 }
 
 }  // namespace
 
-std::vector<std::string> ResultsStore::finished_files() const { return h5_files(dir_, true); }
+std::vector<std::string> ResultsStore::finished_files() const { return h5_files(dir_).runs; }
 
-std::vector<std::string> ResultsStore::foreign_files() const { return h5_files(dir_, false); }
+std::vector<std::string> ResultsStore::foreign_files() const { return h5_files(dir_).others; }
 
 namespace {
 
@@ -218,13 +223,14 @@ void ResultsStore::record_suite(const Suite& suite) const {
 }
 
 std::vector<std::string> ResultsStore::suite_files(bool all, bool quiet) const {
-  if (const auto foreign = foreign_files(); !foreign.empty() && !quiet)
+  H5Files found = h5_files(dir_);
+  if (const auto& foreign = found.others; !foreign.empty() && !quiet)
     std::fprintf(stderr,
                  "fedbench: %s: %zu file%s under runs/ %s not runs of this suite (the name is not a run id, "
                  "e.g. %s): left out\n",
                  dir_.c_str(), foreign.size(), foreign.size() == 1 ? "" : "s", foreign.size() == 1 ? "is" : "are",
                  foreign.front().c_str());
-  std::vector<std::string> files = finished_files();
+  std::vector<std::string> files = std::move(found.runs);
   const auto ids = recorded_ids(dir_);
   if (all || !ids) return files;
   std::vector<std::string> in;
