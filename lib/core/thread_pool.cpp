@@ -32,6 +32,11 @@ ThreadPool::ThreadPool(int threads) {
   for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { worker_loop(); });
 }
 
+void ThreadPool::grow_to(int threads) {
+  // A new worker first sees the current generation, already closed: it claims nothing of it.
+  while (this->threads() < threads) workers_.emplace_back([this] { worker_loop(); });
+}
+
 ThreadPool::~ThreadPool() {
   stop_.store(true, std::memory_order_seq_cst);
   {

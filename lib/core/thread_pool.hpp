@@ -33,6 +33,11 @@ class ThreadPool {
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
+  //! Adds workers up to `threads` in all (fewer: nothing changes). Call it between calls of
+  //! parallel_for, on the thread that makes them: a suite hands a run the cores its finished
+  //! runs leave, and which thread runs an item never changes a result.
+  void grow_to(int threads);
+
   //! Calls f(i) for i in [0, n), in parallel; returns when all are done. The first exception
   //! thrown by any f(i) is rethrown here.
   template <class F>

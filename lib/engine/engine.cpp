@@ -82,6 +82,7 @@ RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<Orac
   summary.rounds = completed;
   summary.wall_time = wall;
   summary.eval_time = monitor.eval_time();
+  summary.threads_at_end = pool.threads();
   summary.per_client = std::move(per_client);
   record_final(problem, model, summary, monitor.metric_state(), pool);
   sink.end(summary);

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "core/core_share.hpp"
 #include "core/thread_pool.hpp"
 #include "engine/client_sampling.hpp"
 #include "engine/context.hpp"
@@ -27,7 +28,8 @@ class RoundLoop {
   using Up = typename S::Up;
 
  public:
-  RoundLoop(S& solver, const Problem& problem, const RunConfig& config, int threads)
+  RoundLoop(S& solver, const Problem& problem, const RunConfig& config, int threads,
+            CoreShare* share = nullptr)
       : solver_(solver),
         problem_(problem),
         num_clients_(problem.num_clients()),
@@ -39,12 +41,20 @@ class RoundLoop {
         states_(state_per_slot_ ? per_round_ : static_cast<std::size_t>(num_clients_)),
         ready_(contract::declares_init_client<S> ? static_cast<std::size_t>(num_clients_) : 0, 1),
         uploads_(per_round_),
-        pool_(threads) {
+        pool_(threads),
+        share_(share) {
+    if (share_) share_->run_started();
     contexts_.reserve(per_round_);
     for (std::size_t k = 0; k < per_round_; ++k) contexts_.emplace_back(problem, config.seed);
     group_start_.reserve(per_round_ + 1);
     counted_before_.reserve(per_round_);
   }
+
+  ~RoundLoop() {
+    if (share_) share_->run_finished(pool_.threads() - started_with_);
+  }
+  RoundLoop(const RoundLoop&) = delete;
+  RoundLoop& operator=(const RoundLoop&) = delete;
 
   //! The solver's set-up (init, init_client), drawn under round -1.
   void set_up() {
@@ -66,6 +76,15 @@ class RoundLoop {
   const CommCounts& comm() const { return comm_; }
   OracleLedger& ledger() { return ledger_; }
   ThreadPool& pool() { return pool_; }
+
+  //! Takes the suite's spare cores this run can use (between rounds): a thread per client of a
+  //! round, or per client of an evaluation over every client, whichever is more.
+  void grow() {
+    if (!share_) return;
+    const int useful = std::max(static_cast<int>(per_round_), num_clients_);
+    const int threads = share_->grow(pool_.threads(), useful);
+    if (threads > pool_.threads()) pool_.grow_to(threads);
+  }
 
  private:
   // When client 0's set-up makes no oracle call, every other client is set up when it first
@@ -191,6 +210,8 @@ class RoundLoop {
   std::vector<OracleCounts> counted_before_;  // per group: its client's counts before the phase
   typename S::Down down_{};
   ThreadPool pool_;
+  CoreShare* const share_;  // a suite's spare cores (null: the threads stay as they started)
+  const int started_with_ = pool_.threads();
   CommCounts comm_;
   OracleCounts totals_;
   int phases_ = 1;

@@ -49,7 +49,8 @@ RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                     " threads per run; use at most the machine's cores (" +
                     std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
   return run.solver->run(*run.problem, run.config, threads, sink,
-                         RunMeta{command_line, run.identity, run.solver->constants_read(), run.setup_time, run.mpi_ranks});
+                         RunMeta{command_line, run.identity, run.solver->constants_read(), run.setup_time, run.mpi_ranks,
+                                 run.core_share});
 }
 
 }  // namespace fedbench

@@ -31,6 +31,7 @@ struct PreparedRun {
   double setup_time = 0;  //!< seconds prepare_run took (building the instance, if it did)
   int mpi_ranks = 1;      //!< ranks of the process group running it (recorded only)
   std::string identity;   //!< the suite's identity text of the run (recorded; "" outside suites)
+  CoreShare* core_share = nullptr;  //!< a suite's spare cores the run may grow into (not owned)
 };
 
 //! Validates and resolves a request. Pass `problem` to reuse an instance built from the same

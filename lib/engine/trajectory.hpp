@@ -15,6 +15,8 @@
 
 namespace fedbench {
 
+class CoreShare;
+
 //! How a run ended. status is "ok", "diverged" or "error".
 enum class StopReason { max_rounds, oracle_budget, comm_budget, target_reached, time_limit,
                         diverged, error };
@@ -64,6 +66,9 @@ struct RunMeta {
   std::vector<Constant> constants_read;  //!< by the theory presets: recorded beside the eager ones
   double setup_time = 0;  //!< seconds to build the instance and prepare the run
   int mpi_ranks = 1;
+  //! A suite's spare cores, which the run takes between rounds (not recorded; null: the run
+  //! keeps the threads it started with).
+  CoreShare* core_share = nullptr;
 };
 
 struct RunHeader {
@@ -94,6 +99,7 @@ struct RunSummary {
   std::int64_t rounds = 0;
   double wall_time = 0;
   double eval_time = 0;                  //!< seconds of metric evaluation in all
+  int threads_at_end = 1;                //!< the run's threads when it ended (it may have grown)
   std::vector<OracleCounts> per_client;  //!< final per-client oracle totals
   //! The last iterate's blocks, and y*(x) at its x for bilevel problems (exact, when known).
   Vec final_x, final_y;

@@ -217,6 +217,7 @@ void Hdf5TrajectoryWriter::write_summary(const RunSummary& summary) {
   h5::write_attribute(root, "rounds", static_cast<std::int64_t>(summary.rounds));
   h5::write_attribute(root, "wall_time", summary.wall_time);
   h5::write_attribute(root, "eval_time", summary.eval_time);
+  h5::write_attribute(root, "threads_at_end", static_cast<std::int64_t>(summary.threads_at_end));
   {
     h5::Handle final_group = h5::create_group(root, "final");
     h5::write_attribute(final_group.id(), "round", static_cast<std::int64_t>(summary.rounds));
@@ -273,7 +274,11 @@ std::string summarize_trajectory(const StoredRun& run) {
     << "  evaluation: " << number("eval_time") << " s  set-up: " << number("setup_time") << " s\n";
   if (run.text.count("env_cpu_model"))
     o << "machine:  " << text("env_cpu_model") << ", " << number("env_cores") << " cores, "
-      << number("env_threads") << " threads, " << number("env_mpi_ranks") << " MPI ranks; Eigen "
+      << number("env_threads") << " threads"
+      << (number("threads_at_end") != "?" && number("threads_at_end") != number("env_threads")
+              ? " (" + number("threads_at_end") + " at the end)"
+              : std::string())
+      << ", " << number("env_mpi_ranks") << " MPI ranks; Eigen "
       << text("env_eigen_version") << ", HDF5 " << text("env_hdf5_version")
       << (run.text.count("env_isa") ? ", " + text("env_isa") + " build" : std::string()) << "\n";
   const RunProvenance provenance = provenance_from_attributes(run.text);

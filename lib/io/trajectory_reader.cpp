@@ -79,6 +79,8 @@ void fill_record(StoredRun& run, const std::map<std::string, MetricMeta>& meta) 
   s.rounds = static_cast<std::int64_t>(number("rounds"));
   s.wall_time = number("wall_time");
   s.eval_time = number("eval_time");
+  s.threads_at_end = std::max(1, static_cast<int>(run.numbers.count("threads_at_end") ? number("threads_at_end")
+                                                                                     : number("env_threads")));
   const std::size_t clients = run.per_client.empty() ? 0 : run.per_client.begin()->second.size();
   s.per_client.resize(clients);
   for (std::size_t i = 0; i < clients; ++i) {
@@ -119,6 +121,7 @@ const RootAttribute kRootAttributes[] = {
     {"env_hdf5_version", Kind::text}, {"env_compiler", Kind::text}, {"env_isa", Kind::text},
     {"status", Kind::text, true}, {"stop_reason", Kind::text, true}, {"message", Kind::text},
     {"rounds", Kind::count, true, kExact}, {"wall_time", Kind::real}, {"eval_time", Kind::real},
+    {"threads_at_end", Kind::count, false, kExact},
     {"code_numerics", Kind::text}, {"code_solver", Kind::text}, {"code_problem", Kind::text},
     {"data_files", Kind::text}};
 

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <thread>
 
+#include "core/core_share.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/run_sinks.hpp"
@@ -153,12 +154,17 @@ WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOpt
 // Parallel runs and threads per run on this rank: the cores of this node are shared by the
 // ranks on it (mpirun puts them on one node unless told otherwise); oversubscribed pool threads
 // would spin against each other. Results do not depend on either.
-std::pair<int, int> jobs_and_threads(const SuiteOptions& options, std::size_t runs, const MpiWorld& mpi) {
+struct Parallelism {
+  int cores, jobs, threads_per_run;
+  bool threads_grow;  // runs take the cores of jobs with nothing left to start (not with --threads)
+};
+Parallelism parallelism(const SuiteOptions& options, std::size_t runs, const MpiWorld& mpi) {
   const int cores = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) /
                                     ranks_on_this_node(mpi));
   const int jobs = std::max(1, std::min<int>(options.jobs > 0 ? options.jobs : cores,
                                              static_cast<int>(std::max<std::size_t>(runs, 1))));
-  return {jobs, options.threads > 0 ? options.threads : std::max(1, cores / jobs)};
+  if (options.threads > 0) return {cores, jobs, options.threads, false};
+  return {cores, jobs, std::max(1, cores / jobs), true};
 }
 
 }  // namespace
@@ -183,8 +189,10 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
                  stale > 1 ? "; `fedbench plan` lists each" : "",
                  options.reuse_stale ? " as --reuse-stale asks; the manifest marks them" : "");
   const std::vector<std::size_t>& mine = plan.mine;
-  const std::pair<int, int> parallelism = jobs_and_threads(options, mine.size(), mpi);
-  const int jobs = parallelism.first, threads_per_run = parallelism.second;  // lambdas capture these
+  const Parallelism parallel = parallelism(options, mine.size(), mpi);
+  const int jobs = parallel.jobs, threads_per_run = parallel.threads_per_run;  // lambdas capture these
+  CoreShare cores(parallel.cores, jobs * threads_per_run);
+  CoreShare* const share = parallel.threads_grow ? &cores : nullptr;
 
   const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once
   Progress progress(static_cast<int>(mine.size()) + shown_cached, shown_cached, options.quiet,
@@ -218,6 +226,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
           io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id), io::Directory::Last::refuse_link);
       TeeSink tee({&last, writer.get()});
       prepared[index].mpi_ranks = mpi.size();
+      prepared[index].core_share = share;
       const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
       status = s.status();
       if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
@@ -253,6 +262,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
         std::lock_guard<std::mutex> lock(held_mutex);
         held_elsewhere.push_back(mine[k]);
       });
+    cores.job_finished(threads_per_run);  // nothing left to start: the runs going take them
   };
   std::vector<std::thread> pool;
   for (int j = 1; j < jobs; ++j) pool.emplace_back(worker);

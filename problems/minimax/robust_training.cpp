@@ -24,6 +24,7 @@
 #include "datasets/partition.hpp"
 #include "datasets/registry.hpp"
 #include "datasets/train_test.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
@@ -188,13 +189,12 @@ class RobustTraining : public MinimaxProblem {
   }
 
   void extra_metrics(const Vec& z, std::span<double> out) const override {
-    Scratch& s = scratch();
     Vec clean = z;
     clean.tail(d_).setZero();
-    out[0] = accuracy(test_X_, test_y_, test_X_.rows(), clean, s);
+    out[0] = accuracy(test_X_, test_y_, test_X_.rows(), clean);
     double accuracy_after = 0;
-    out[1] = robust_loss(X_, y_, eval_train_, z, s, nullptr);
-    out[2] = robust_loss(test_X_, test_y_, eval_test_, z, s, &accuracy_after);
+    out[1] = robust_loss(X_, y_, eval_train_, z, nullptr);
+    out[2] = robust_loss(test_X_, test_y_, eval_test_, z, &accuracy_after);
     out[3] = accuracy_after;
   }
 
@@ -271,36 +271,52 @@ class RobustTraining : public MinimaxProblem {
     s.input_grad = s.delta[0];
   }
 
-  double accuracy(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z,
-                  Scratch& s) const {
-    double right = 0;
-    for (Index r = 0; r < rows; ++r) {
+  // The metrics below visit rows on the run's evaluation threads, each row's part computed on
+  // its own and added in row order: the bits of the plain loop over rows at any thread count.
+  // Rows of one set cost the same, so a scope of their own decides whether to share them.
+
+  double accuracy(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z) const {
+    const EvaluationThreads row_threads(EvaluationThreads::current());
+    const double right = sum_clients_in_order(static_cast<int>(rows), 0.0, [&](int r, double& hit) {
+      Scratch& s = scratch();
       s.input = X.row(r).transpose() + z.tail(d_);
       forward(z, s);
       Index best = 0;
       s.act.back().maxCoeff(&best);
-      right += best == static_cast<Index>(labels[r]);
-    }
+      hit = best == static_cast<Index>(labels[r]);
+    });
     return right / static_cast<double>(std::max<Index>(rows, 1));
   }
 
   //! max_y of the penalised loss by gradient ascent (the procedure of Xie et al.'s code).
   double robust_loss(const Mat& X, const std::vector<double>& labels, Index rows, const Vec& z,
-                     Scratch& s, double* accuracy_out) const {
+                     double* accuracy_out) const {
+    const EvaluationThreads row_threads(EvaluationThreads::current());
     Vec w = z;
     if (w.tail(d_).squaredNorm() > 10) w.tail(d_).setZero();
     Vec ascent(d_);
+    struct RowPart {
+      double loss = 0;
+      Vec input_grad;
+    };
     auto loss_and_gradient = [&](bool with_gradient) {
       double loss = 0;
       ascent.setZero();
-      for (Index r = 0; r < rows; ++r) {
-        s.input = X.row(r).transpose() + w.tail(d_);
-        loss += forward(w, s, static_cast<int>(labels[r]));
-        if (with_gradient) {
-          backward(w, static_cast<int>(labels[r]), s, nullptr);
-          ascent += s.input_grad;
-        }
-      }
+      fold_clients_in_order(
+          static_cast<int>(rows), RowPart{},
+          [&](int r, RowPart& part) {
+            Scratch& s = scratch();
+            s.input = X.row(r).transpose() + w.tail(d_);
+            part.loss = forward(w, s, static_cast<int>(labels[r]));
+            if (with_gradient) {
+              backward(w, static_cast<int>(labels[r]), s, nullptr);
+              part.input_grad = s.input_grad;
+            }
+          },
+          [&](int, const RowPart& part) {
+            loss += part.loss;
+            if (with_gradient) ascent += part.input_grad;
+          });
       const double n = static_cast<double>(rows);
       ascent = ascent / n - lambda_ * w.tail(d_);
       return loss / n - 0.5 * lambda_ * w.tail(d_).squaredNorm();
@@ -310,7 +326,7 @@ class RobustTraining : public MinimaxProblem {
       w.tail(d_) += ascent_step_ * ascent;
     }
     const double loss = loss_and_gradient(false);
-    if (accuracy_out) *accuracy_out = accuracy(X, labels, rows, w, s);
+    if (accuracy_out) *accuracy_out = accuracy(X, labels, rows, w);
     return loss;
   }
 

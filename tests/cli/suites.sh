@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Suites: plan, grids, the same bytes for --jobs 1, --jobs 2 and mpirun -np 2, resume after
+# Suites: plan, grids, the same bytes for --jobs 1, --jobs 2 (whose last runs take the finished
+# job's core mid-run) and mpirun -np 2, resume after
 # SIGKILL, bad suite files rejected before any run with the line, CSV export.
 source "$(dirname "$0")/lib.bash"
 here=$(dirname "$0")

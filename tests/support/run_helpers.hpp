@@ -57,6 +57,8 @@ struct RunSpec {
   std::uint64_t seed = 7;
   std::int64_t eval_every = 1;
   bool scratch_per_client = false;  //!< RunConfig::scratch_per_client
+  CoreShare* core_share = nullptr;  //!< spare cores the run may grow into, as in a suite
+  TrajectorySink* also = nullptr;   //!< sees the rows too, before they are kept
 };
 
 //! Prepares and executes a request (any budget, target included) on one thread.
@@ -81,8 +83,14 @@ inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
   req.eval.every = spec.eval_every;
   PreparedRun prepared = prepare_run(req, p);
   prepared.config.scratch_per_client = spec.scratch_per_client;
+  prepared.core_share = spec.core_share;
   MemoryTrajectory t;
-  execute(prepared, spec.threads, t);
+  if (spec.also) {
+    TeeSink both({spec.also, &t});
+    execute(prepared, spec.threads, both);
+  } else {
+    execute(prepared, spec.threads, t);
+  }
   return t;
 }
 

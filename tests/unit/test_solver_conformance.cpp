@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "core/core_share.hpp"
 #include "engine/context.hpp"
 #include "engine/solver.hpp"
 #include "support/run_helpers.hpp"
@@ -91,6 +92,40 @@ TEST_CASE("conformance: every solver gives the same bits with 1 and 3 threads") 
       RunSpec one{solver, {}, 15, 1, part}, three{solver, {}, 15, 3, part};
       require_same_bits(run_game(one), run_game(three));
     }
+  }
+}
+
+namespace {
+// Frees `cores` of a suite's share when the run records round `at`: from the next round on the
+// run has more threads, as when the other jobs of a suite run out of runs to start.
+class FreeCoresAt : public TrajectorySink {
+ public:
+  FreeCoresAt(CoreShare& share, std::int64_t at, int cores) : share_(share), at_(at), cores_(cores) {}
+  void begin(const RunHeader&) override {}
+  void row(const TrajectoryRow& r) override {
+    if (r.round == at_) share_.job_finished(cores_);
+  }
+  void end(const RunSummary&) override {}
+
+ private:
+  CoreShare& share_;
+  std::int64_t at_;
+  int cores_;
+};
+}  // namespace
+
+TEST_CASE("conformance: every solver gives the same bits when its threads grow mid-run") {
+  for (const auto& name : fedbench::testing::solvers_of("minimax")) {
+    CAPTURE(name);
+    CoreShare share(4, 4);  // the run's job holds 1 core, three other jobs hold the rest
+    FreeCoresAt free_at_5(share, 5, 3);
+    RunSpec growing{name, {}, 15, 1};
+    growing.core_share = &share;
+    growing.also = &free_at_5;
+    const MemoryTrajectory grown = run_game(growing);
+    CHECK(grown.summary.threads_at_end == 4);  // min(its 5 clients, 4 cores)
+    CHECK(share.free_cores() == 3);            // given back when it ended
+    require_same_bits(run_game({name, {}, 15, 1}), grown);
   }
 }
 

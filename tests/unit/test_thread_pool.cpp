@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -80,4 +82,26 @@ TEST_CASE("thread pool: tiny calls run on the caller, calls of real work are sha
   auto heavy = [](int) { spin_for(200); };
   for (int call = 0; call < 10; ++call) pool.parallel_for(4, heavy);
   CHECK(pool.shared_calls() - shared_before >= 9);  // one inline call measures the new size
+}
+
+TEST_CASE("thread pool: workers added between calls take part, every index still once") {
+  ThreadPool pool(1);
+  for (int threads = 1; threads <= 4; ++threads) {
+    pool.grow_to(threads);
+    pool.grow_to(threads - 1);  // fewer: nothing changes
+    CHECK(pool.threads() == threads);
+    std::vector<std::atomic<int>> hits(64);
+    std::mutex mutex;
+    std::set<std::thread::id> ran_on;
+    auto f = [&](int i) {
+      spin_for(100);
+      hits[i].fetch_add(1);
+      std::lock_guard lock(mutex);
+      ran_on.insert(std::this_thread::get_id());
+    };
+    for (int call = 0; call < 20; ++call) pool.parallel_for_long(64, f);
+    for (auto& h : hits) REQUIRE(h.load() == 20);
+    CHECK(static_cast<int>(ran_on.size()) <= threads);
+    if (threads > 1) CHECK(ran_on.size() >= 2);  // the added workers claim items
+  }
 }
