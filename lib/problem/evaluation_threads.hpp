@@ -54,8 +54,10 @@ class EvaluationThreads {
 
 //! For every client i in [0, clients): part(i, slot) (in parallel, each call with a slot of
 //! its own, a copy of `prototype`) and then fold(i, slot), in increasing i on this thread.
+//! Parts run in waves of `wave` (default: one per thread), each wave's slots kept until it is
+//! folded: a wider wave balances uneven threads better, for the memory of its slots.
 template <class Slot, class Part, class Fold>
-void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold&& fold) {
+void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold&& fold, int wave = 0) {
   ThreadPool* pool = EvaluationThreads::current();
   int next = 0;
   if (pool && clients > 1 && EvaluationThreads::sharing() == EvaluationThreads::Sharing::unknown) {
@@ -74,20 +76,20 @@ void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold
     }
     return;
   }
-  const int width = std::min(clients - next, pool->threads());
+  const int width = std::min(clients - next, wave > 0 ? wave : pool->threads());
   std::vector<Slot> slots(static_cast<std::size_t>(width), prototype);
   for (int first = next; first < clients; first += width) {
-    const int wave = std::min(width, clients - first);
+    const int parts = std::min(width, clients - first);
     auto compute = [&](int k) { part(first + k, slots[static_cast<std::size_t>(k)]); };
     {
       const EvaluationThreads inside(nullptr);  // a part's own reductions stay on its thread
-      if (wave > 1) {
-        pool->parallel_for_long(wave, compute);
+      if (parts > 1) {
+        pool->parallel_for_long(parts, compute);
       } else {
         compute(0);
       }
     }
-    for (int k = 0; k < wave; ++k) fold(first + k, slots[static_cast<std::size_t>(k)]);
+    for (int k = 0; k < parts; ++k) fold(first + k, slots[static_cast<std::size_t>(k)]);
   }
 }
 
