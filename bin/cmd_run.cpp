@@ -148,7 +148,7 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--divergence-factor", o->divergence_factor,
                   "diverged when the primary metric exceeds this times its start value");
   add_whole_number(sub, "--threads", o->threads,
-                   "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs); results do not depend on it",
+                   "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs, and runs take the cores of jobs with nothing left to start; given, it stays fixed); results do not depend on it",
                    1, kMaxThreads, "use at most the machine's cores (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")

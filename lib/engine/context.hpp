@@ -12,6 +12,7 @@
 #include "core/random.hpp"
 #include "core/types.hpp"
 #include "problem/bilevel_problem.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/minimax_problem.hpp"
 
 namespace fedbench {
@@ -233,12 +234,20 @@ class ServerCtx {
 
 //! out = mean over uploads of (upload.*field), summed in upload (client-id) order so that the
 //! result does not depend on which thread finished first. Leaves out unchanged when empty.
+//! Long models are averaged on the run's threads, each range of elements by one of them (the
+//! same operations per element: the same bits).
 template <class Up>
 void mean_into(std::span<const Up> uploads, Vec Up::*field, Vec& out) {
   if (uploads.empty()) return;
-  out = uploads[0].*field;
-  for (std::size_t k = 1; k < uploads.size(); ++k) out += uploads[k].*field;
-  out /= static_cast<double>(uploads.size());
+  const Index size = (uploads[0].*field).size();
+  out.resize(size);
+  const auto n = static_cast<long long>(uploads.size());
+  for_element_ranges(size, n, [&](long long begin, long long end) {
+    auto range = out.segment(begin, end - begin);
+    range = (uploads[0].*field).segment(begin, end - begin);
+    for (std::size_t k = 1; k < uploads.size(); ++k) range += (uploads[k].*field).segment(begin, end - begin);
+    range /= static_cast<double>(n);
+  });
 }
 
 }  // namespace fedbench

@@ -188,6 +188,7 @@ class RoundLoop {
     }
     comm_.messages_up += n;
     ++comm_.exchanges;
+    const EvaluationThreads server_threads(&pool_);  // long averages split by elements
     solver_.server_end(server_, std::span<const Up>(uploads_.data(), sampled.size()));
     // Constrained problems: the server projects the aggregate onto the feasible set (the prox
     // of consensus + indicator); the identity when unconstrained.

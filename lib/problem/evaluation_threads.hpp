@@ -2,7 +2,8 @@
 // the run that asked for them, with the same bits at any thread count.
 //
 // A problem instance is shared read-only by the concurrent runs of a suite, so it cannot own
-// a pool: the run's engine opens an EvaluationThreads scope around each evaluation, and the
+// a pool: the run's engine opens an EvaluationThreads scope around each evaluation (and
+// around the server's step, whose averages over uploads are split by elements), and the
 // reductions below, called on that thread, use the scope's pool. Anywhere else (set-up,
 // tests, a pool worker inside an evaluation) they run on the calling thread.
 //
@@ -18,6 +19,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -93,12 +95,47 @@ void fold_clients_in_order(int clients, const Slot& prototype, Part&& part, Fold
   }
 }
 
+//! Element operations below which elementwise work stays on the calling thread (a hand-off
+//! costs about what a few thousand additions do).
+constexpr long long kElementsWorthSharing = 1LL << 17;
+
+//! fn(begin, end) over [begin, end) ranges covering [0, size) once: on the current scope's
+//! threads when `size` x `passes` element operations are worth it, else in one call here. For
+//! elementwise work only: each element is computed by exactly one call, in the same order of
+//! operations whatever the ranges, so the bits never depend on the threads.
+template <class Fn>
+void for_element_ranges(long long size, long long passes, Fn&& fn) {
+  ThreadPool* pool = EvaluationThreads::current();
+  if (!pool || pool->threads() == 1 || size * passes < kElementsWorthSharing) {
+    fn(0LL, size);
+    return;
+  }
+  constexpr long long kAlign = 8;  // whole cache lines of doubles per range
+  const long long ranges = std::min<long long>(4LL * pool->threads(), (size + 4095) / 4096);
+  const long long width = ((size + ranges - 1) / ranges + kAlign - 1) / kAlign * kAlign;
+  auto range = [&](int r) {
+    const long long begin = r * width, end = std::min(size, begin + width);
+    if (begin < end) fn(begin, end);
+  };
+  const EvaluationThreads inside(nullptr);
+  pool->parallel_for_long(static_cast<int>((size + width - 1) / width), range);
+}
+
 //! The sum over clients of part(i, slot) (a number or a vector shaped like `zero`), added in
-//! client order starting from `zero`: the plain loop's bits, computed on the evaluation threads.
+//! client order starting from `zero`: the plain loop's bits, computed on the evaluation threads
+//! (a long vector's additions too, split by elements).
 template <class Slot, class Part>
 Slot sum_clients_in_order(int clients, Slot zero, Part&& part) {
   Slot total = zero;
-  fold_clients_in_order(clients, zero, part, [&](int, Slot& value) { total += value; });
+  fold_clients_in_order(clients, zero, part, [&](int, Slot& value) {
+    if constexpr (std::is_arithmetic_v<Slot>) {
+      total += value;
+    } else {
+      for_element_ranges(total.size(), 1, [&](long long begin, long long end) {
+        total.segment(begin, end - begin) += value.segment(begin, end - begin);
+      });
+    }
+  });
   return total;
 }
 

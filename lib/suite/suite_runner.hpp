@@ -13,7 +13,7 @@ namespace fedbench::suite {
 
 struct SuiteOptions {
   int jobs = 0;          //!< parallel runs per process; 0 = all cores
-  int threads = 0;       //!< client threads per run; 0 = this node's cores / jobs
+  int threads = 0;       //!< client threads per run, fixed; 0 = this node's cores / jobs, growing into the cores of finished jobs
   bool force = false;    //!< rerun finished runs
   //! Keep finished runs made by other code or from other data (stale) instead of rerunning
   //! them; the manifest marks them.

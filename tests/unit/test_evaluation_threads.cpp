@@ -5,6 +5,8 @@
 // norms) are the same bits with and without evaluation threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -12,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/context.hpp"
 #include "problem/evaluation_threads.hpp"
 #include "support/run_helpers.hpp"
 
@@ -179,5 +182,47 @@ TEST_CASE("evaluation threads: problem metrics are the same bits with and withou
       ThreadPool pool(threads);
       CHECK(evaluate(&pool) == alone);
     }
+  }
+}
+
+namespace {
+struct Upload {
+  Vec model;
+};
+}  // namespace
+
+TEST_CASE("evaluation threads: long averages and sums split by elements keep the plain loop's bits") {
+  // 300,001 elements (not a multiple of any range width), values of very different magnitudes.
+  constexpr Index kSize = 300001;
+  std::vector<Upload> uploads(5);
+  for (std::size_t k = 0; k < uploads.size(); ++k) {
+    uploads[k].model.resize(kSize);
+    for (Index j = 0; j < kSize; ++j) uploads[k].model(j) = part_value(static_cast<int>(j % 1000 + 97 * k));
+  }
+  Vec plain = uploads[0].model;
+  for (std::size_t k = 1; k < uploads.size(); ++k) plain += uploads[k].model;
+  plain /= static_cast<double>(uploads.size());
+  for (int threads : {1, 2, 3, 8}) {
+    CAPTURE(threads);
+    ThreadPool pool(threads);
+    const EvaluationThreads scope(&pool);
+    std::vector<std::atomic<int>> visits(kSize);
+    std::set<std::thread::id> ran_on;
+    std::mutex mutex;
+    for_element_ranges(kSize, 5, [&](long long begin, long long end) {
+      for (long long j = begin; j < end; ++j) visits[static_cast<std::size_t>(j)]++;
+      std::lock_guard lock(mutex);
+      ran_on.insert(std::this_thread::get_id());
+    });
+    CHECK(std::all_of(visits.begin(), visits.end(), [](const std::atomic<int>& v) { return v.load() == 1; }));
+    CHECK(static_cast<int>(ran_on.size()) <= threads);
+    Vec mean;
+    mean_into(std::span<const Upload>(uploads), &Upload::model, mean);
+    CHECK(mean.size() == kSize);
+    CHECK((mean.array() == plain.array()).all());
+    const Vec sum = sum_clients_in_order(5, Vec(Vec::Zero(kSize)), [&](int i, Vec& part) { part = uploads[i].model; });
+    Vec plain_sum_vec = Vec::Zero(kSize);
+    for (const auto& u : uploads) plain_sum_vec += u.model;
+    CHECK((sum.array() == plain_sum_vec.array()).all());
   }
 }
