@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "problem/problem_registry.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
+#include "suite/run_queue.hpp"
 #include "results/results_store.hpp"
 #include "results/run_claim.hpp"
 
@@ -111,6 +113,15 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   return prepared;
 }
 
+// What runs that differ only in their seed share: they cost about the same.
+std::string configuration_key(const RunRequest& r) {
+  std::string key = r.problem;
+  for (const auto& [k, v] : r.problem_params) key += "\n" + k + "=" + v;
+  key += "\n" + r.solver;
+  for (const auto& [k, v] : r.solver_params) key += "\n" + k + "=" + v;
+  return key + "\n" + r.participation.to_text() + "\n" + std::to_string(r.budget.rounds);
+}
+
 // A finished run that is not run again: done, or stale and kept by --reuse-stale.
 bool kept(RunState state, const SuiteOptions& options) {
   return !options.force && (state == RunState::done || (state == RunState::stale && options.reuse_stale));
@@ -202,8 +213,8 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   std::string write_error;  // the first refused write: no run is started after it
   std::atomic<bool> stop{false};
 
-  // One run under its claim: skipped if another process finished it meanwhile, a corrupt file
-  // set aside, then run and written.
+  // One run under its claim: skipped if another process finished it meanwhile (false), a
+  // corrupt file set aside, then run and written (true).
   auto run_claimed = [&](std::size_t index, RunClaim& claim) {
     const SuiteRun& run = suite.runs[index];
     const RunState state = store.state(run);
@@ -211,7 +222,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       claim.finished();
       ++finished_elsewhere;
       progress.finished_elsewhere();
-      return;
+      return false;
     }
     if (state == RunState::corrupt) {
       const std::string file = store.run_file(run.id), why = store.set_aside(run);
@@ -240,6 +251,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     if (status == "error") ++failed;
     ++finished;
     progress.finished(status, last.name, last.value, last.direction);
+    return true;
   };
   auto guarded = [&](auto&& body) {
     try {
@@ -253,14 +265,22 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   // Runs another process holds are taken last, waiting for it: if it dies, they run here.
   std::mutex held_mutex;
   std::vector<std::size_t> held_elsewhere;
-  std::atomic<std::size_t> next{0};
+  std::vector<RunQueue::Entry> entries;
+  entries.reserve(mine.size());
+  for (std::size_t i : mine) entries.push_back({i, suite.runs[i].cost, configuration_key(suite.runs[i].request)});
+  RunQueue queue(std::move(entries));  // longest first, refined by the runs that finish
   auto worker = [&] {
-    for (std::size_t k = next++; k < mine.size() && !stop; k = next++)
+    for (auto index = queue.take(); index && !stop; index = queue.take())
       guarded([&] {
-        RunClaim claim(store.dir(), suite.runs[mine[k]].id, RunClaim::Wait::no);
-        if (claim.held()) return run_claimed(mine[k], claim);
+        RunClaim claim(store.dir(), suite.runs[*index].id, RunClaim::Wait::no);
+        if (claim.held()) {
+          const auto start = std::chrono::steady_clock::now();
+          if (run_claimed(*index, claim))
+            queue.finished(*index, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+          return;
+        }
         std::lock_guard<std::mutex> lock(held_mutex);
-        held_elsewhere.push_back(mine[k]);
+        held_elsewhere.push_back(*index);
       });
     cores.job_finished(threads_per_run);  // nothing left to start: the runs going take them
   };
