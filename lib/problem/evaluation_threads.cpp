@@ -23,6 +23,8 @@ EvaluationThreads::~EvaluationThreads() {
 
 ThreadPool* EvaluationThreads::current() { return evaluation_pool; }
 
+double EvaluationThreads::current_share_above() { return evaluation_share_above; }
+
 EvaluationThreads::Sharing EvaluationThreads::sharing() { return evaluation_sharing; }
 
 void EvaluationThreads::measured(double first_part_seconds) {

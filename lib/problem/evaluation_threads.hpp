@@ -39,6 +39,8 @@ class EvaluationThreads {
 
   //! The pool of the innermost scope open on this thread; null outside any.
   static ThreadPool* current();
+  //! Its share_above (a nested scope for folds of another kind starts from it).
+  static double current_share_above();
   //! Whether the current scope shares its folds: unknown (no fold measured yet) or decided.
   enum class Sharing { unknown, no, yes };
   static Sharing sharing();

@@ -16,6 +16,7 @@
 // Metrics: clean test accuracy, and the robust loss and accuracy by `ascent_steps` full-batch
 // gradient-ascent steps of size `ascent_step` on a copy of y (warm start at the current y, at 0
 // when ||y||^2 > 10: the authors' code's rule), on the first `eval_rows` training and test rows.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -329,7 +330,8 @@ class RobustTraining : public MinimaxProblem {
   // The metrics below visit blocks of rows on the run's evaluation threads, each block's rows
   // computed on their own and added in row order: the plain loop's bits at any thread count.
   // Blocks of one set cost the same, so a scope of their own decides whether to share them.
-  static constexpr Index kEvalBlockRows = 4;  // small parts: the threads balance over many
+  // Since no value depends on how rows are grouped, the blocks' size may follow the threads:
+  // about four blocks per thread (the threads balance over many), at most kBlockRows rows.
   struct RowsPart {
     Vec loss;
     Mat input_grad;  // d x rows
@@ -338,16 +340,18 @@ class RobustTraining : public MinimaxProblem {
   //! fold(slot, count) in block order, on the evaluation threads.
   template <class Part, class Fold>
   static void over_row_blocks(Index rows, Part&& part, Fold&& fold) {
-    const EvaluationThreads row_threads(EvaluationThreads::current());
-    const int blocks = static_cast<int>((rows + kEvalBlockRows - 1) / kEvalBlockRows);
-    auto count = [&](int block) { return std::min<Index>(kEvalBlockRows, rows - block * kEvalBlockRows); };
+    const EvaluationThreads row_threads(EvaluationThreads::current(), EvaluationThreads::current_share_above());
+    const Index threads = EvaluationThreads::current() ? EvaluationThreads::current()->threads() : 1;
+    const Index size = std::clamp<Index>(rows / (4 * threads), 1, kBlockRows);
+    const int blocks = static_cast<int>((rows + size - 1) / size);
+    auto count = [&](int block) { return std::min<Index>(size, rows - block * size); };
     fold_clients_in_order(
-        blocks, RowsPart{}, [&](int block, RowsPart& slot) { part(block * kEvalBlockRows, count(block), slot); },
+        blocks, RowsPart{}, [&](int block, RowsPart& slot) { part(block * size, count(block), slot); },
         [&](int block, RowsPart& slot) { fold(slot, count(block)); }, blocks);
   }
   //! The row ids first, first + 1, ..., first + count - 1.
   static std::span<const Index> consecutive(Index first, Index count) {
-    thread_local std::array<Index, kEvalBlockRows> ids;
+    thread_local std::array<Index, kBlockRows> ids;
     for (Index k = 0; k < count; ++k) ids[static_cast<std::size_t>(k)] = first + k;
     return {ids.data(), static_cast<std::size_t>(count)};
   }

@@ -155,7 +155,9 @@ TEST_CASE("evaluation threads: problem metrics are the same bits with and withou
       {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "3"}}, true},
       {"hyper-representation", {{"dataset", "heart"}, {"hidden", "4"}, {"clients", "3"}}, true},
       {"quadratic-game", {{"clients", "7"}}, false},
-      {"robust-least-squares", {{"clients", "5"}}, false}};
+      {"robust-least-squares", {{"clients", "5"}}, false},
+      // robust metrics over blocks of rows whose size follows the threads
+      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}, false}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const std::shared_ptr<const Problem> p =
