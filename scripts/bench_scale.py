@@ -78,7 +78,7 @@ def main():
         _, single = measure(args.fedbench, suite, cores, threads=1)
         work = sum(r[0] for r in single)
         evaluation = sum(r[1] for r in single)
-        alone_wall, alone = measure(args.fedbench, suite, 1) if 1 not in jobs else (None, None)
+        alone = measure(args.fedbench, suite, 1)[1] if 1 not in jobs else None
         results = {}
         for j in jobs:
             results[j] = measure(args.fedbench, suite, j)

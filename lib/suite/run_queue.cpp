@@ -4,16 +4,17 @@
 
 namespace fedbench::suite {
 
-RunQueue::RunQueue(std::vector<Entry> runs)
-    : runs_(std::move(runs)), config_of_(runs_.size()), started_(runs_.size(), 0) {
-  std::stable_sort(runs_.begin(), runs_.end(), [](const Entry& a, const Entry& b) { return a.estimate > b.estimate; });
+RunQueue::RunQueue(std::vector<Entry> runs) : config_of_(runs.size()), started_(runs.size(), 0) {
+  std::stable_sort(runs.begin(), runs.end(), [](const Entry& a, const Entry& b) { return a.estimate > b.estimate; });
+  runs_.reserve(runs.size());
   std::unordered_map<std::string, std::size_t> config_id;
-  for (std::size_t p = 0; p < runs_.size(); ++p) {
-    const auto [it, added] = config_id.emplace(runs_[p].key, configs_.size());
+  for (std::size_t p = 0; p < runs.size(); ++p) {
+    const auto [it, added] = config_id.emplace(std::move(runs[p].key), configs_.size());
     if (added) configs_.emplace_back();
     config_of_[p] = it->second;
     configs_[it->second].waiting.push_back(p);
-    position_[runs_[p].index] = p;
+    position_[runs[p].index] = p;
+    runs_.push_back({runs[p].index, runs[p].estimate});
   }
 }
 

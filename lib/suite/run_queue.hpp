@@ -43,8 +43,12 @@ class RunQueue {
   //! The configuration's next run not started (positions), or none.
   std::optional<std::size_t> next_waiting(Config& config);
 
+  struct Run {
+    std::size_t index;
+    double estimate;
+  };
   std::mutex mutex_;
-  std::vector<Entry> runs_;                      // by decreasing estimate
+  std::vector<Run> runs_;                        // by decreasing estimate (keys are not kept)
   std::vector<std::size_t> config_of_;           // per position: its configuration
   std::vector<char> started_;                    // per position
   std::size_t next_unknown_ = 0;                 // positions before it: started, or of a known configuration

@@ -134,8 +134,9 @@ struct WorkPlan {
   std::string stale_reason;  // the first one's
 };
 
-// The runs this rank will run (not finished yet, or all with --force), longest first. The runs
-// are dealt round-robin over the ranks from the whole suite, before any state is read: ranks
+// The runs this rank will run (not finished yet, or all with --force). The runs are dealt
+// round-robin over the ranks from the whole suite in estimated-cost order (each rank gets a
+// share of the long ones), before any state is read: ranks
 // that look at a shared directory at different moments (other processes finishing runs in
 // between) still deal every run to exactly one rank, and each rank counts only its own.
 WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOptions& options,

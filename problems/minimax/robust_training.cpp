@@ -333,47 +333,47 @@ class RobustTraining : public MinimaxProblem {
   // Since no value depends on how rows are grouped, the blocks' size may follow the threads:
   // about four blocks per thread (the threads balance over many), at most kBlockRows rows.
   struct RowsPart {
-    Vec loss;
+    Vec value;       // per row: its loss, or 1 if it is classified right
     Mat input_grad;  // d x rows
   };
-  //! For each block of the first `rows` rows: part(first, count, block scratch, slot), then
-  //! fold(slot, count) in block order, on the evaluation threads.
+  //! For each block of the first `rows` rows (columns of XT): loads the block's inputs at z,
+  //! then part(row ids, loaded block, slot); then fold(slot, count) in block order. Parts run on
+  //! the evaluation threads.
   template <class Part, class Fold>
-  static void over_row_blocks(Index rows, Part&& part, Fold&& fold) {
+  void over_row_blocks(const Mat& XT, Index rows, const Vec& z, Part&& part, Fold&& fold) const {
     const EvaluationThreads row_threads(EvaluationThreads::current(), EvaluationThreads::current_share_above());
     const Index threads = EvaluationThreads::current() ? EvaluationThreads::current()->threads() : 1;
     const Index size = std::clamp<Index>(rows / (4 * threads), 1, kBlockRows);
     const int blocks = static_cast<int>((rows + size - 1) / size);
     auto count = [&](int block) { return std::min<Index>(size, rows - block * size); };
     fold_clients_in_order(
-        blocks, RowsPart{}, [&](int block, RowsPart& slot) { part(block * size, count(block), slot); },
+        blocks, RowsPart{},
+        [&](int block, RowsPart& slot) {
+          thread_local std::array<Index, kBlockRows> ids;
+          for (Index k = 0; k < count(block); ++k) ids[static_cast<std::size_t>(k)] = block * size + k;
+          const std::span<const Index> rows_of_block(ids.data(), static_cast<std::size_t>(count(block)));
+          Block& b = this->block();
+          load(XT, rows_of_block, z, b);
+          part(rows_of_block, b, slot);
+        },
         [&](int block, RowsPart& slot) { fold(slot, count(block)); }, blocks);
-  }
-  //! The row ids first, first + 1, ..., first + count - 1.
-  static std::span<const Index> consecutive(Index first, Index count) {
-    thread_local std::array<Index, kBlockRows> ids;
-    for (Index k = 0; k < count; ++k) ids[static_cast<std::size_t>(k)] = first + k;
-    return {ids.data(), static_cast<std::size_t>(count)};
   }
 
   double accuracy(const Mat& XT, const std::vector<double>& labels, Index rows, const Vec& z) const {
     double right = 0;
     over_row_blocks(
-        rows,
-        [&](Index first, Index count, RowsPart& slot) {
-          Block& b = block();
-          const auto ids = consecutive(first, count);
-          load(XT, ids, z, b);
+        XT, rows, z,
+        [&](std::span<const Index> ids, Block& b, RowsPart& slot) {
           forward(z, b);
-          slot.loss.resize(count);
-          for (Index k = 0; k < count; ++k) {
+          slot.value.resize(b.act[0].cols());
+          for (Index k = 0; k < slot.value.size(); ++k) {
             Index best = 0;
             b.act.back().col(k).maxCoeff(&best);
-            slot.loss(k) = best == static_cast<Index>(labels[ids[k]]);
+            slot.value(k) = best == static_cast<Index>(labels[ids[k]]);
           }
         },
         [&](const RowsPart& slot, Index count) {
-          for (Index k = 0; k < count; ++k) right += slot.loss(k);
+          for (Index k = 0; k < count; ++k) right += slot.value(k);
         });
     return right / static_cast<double>(std::max<Index>(rows, 1));
   }
@@ -388,13 +388,10 @@ class RobustTraining : public MinimaxProblem {
       double loss = 0;
       ascent.setZero();
       over_row_blocks(
-          rows,
-          [&](Index first, Index count, RowsPart& slot) {
-            Block& b = block();
-            const auto ids = consecutive(first, count);
-            load(XT, ids, w, b);
+          XT, rows, w,
+          [&](std::span<const Index> ids, Block& b, RowsPart& slot) {
             forward(w, b, &labels, ids);
-            slot.loss = b.loss;
+            slot.value = b.loss;
             if (with_gradient) {
               backward(w, labels, ids, b, nullptr);
               slot.input_grad = b.delta[0];
@@ -402,7 +399,7 @@ class RobustTraining : public MinimaxProblem {
           },
           [&](const RowsPart& slot, Index count) {
             for (Index k = 0; k < count; ++k) {
-              loss += slot.loss(k);
+              loss += slot.value(k);
               if (with_gradient) ascent += slot.input_grad.col(k);
             }
           });
