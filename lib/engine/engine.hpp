@@ -16,6 +16,7 @@
 #include "engine/run_config.hpp"
 #include "engine/solver_contract.hpp"
 #include "engine/trajectory.hpp"
+#include "problem/evaluation_threads.hpp"
 
 namespace fedbench {
 
@@ -72,7 +73,11 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   detail::RoundLoop<S> loop(solver, problem, config, threads, meta.core_share);
-  sink.begin(detail::make_header(problem, config, threads, meta));
+  {
+    // A reference solution or constants not computed yet (a run alone): on the run's threads.
+    const EvaluationThreads set_up_threads(&loop.pool());
+    sink.begin(detail::make_header(problem, config, threads, meta));
+  }
   detail::RunMonitor monitor(problem, config, sink, loop.pool());
   double wall = 0;
   std::int64_t completed = 0;

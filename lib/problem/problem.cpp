@@ -138,6 +138,11 @@ const Vec& Problem::reference_cached() const {
   return reference_ ? *reference_ : empty;
 }
 
+void Problem::warm_up() const {
+  reference_cached();
+  constants().eager_values();
+}
+
 std::vector<std::string> Problem::metric_names() const {
   std::vector<std::string> names;
   reference_cached();

@@ -121,6 +121,10 @@ class Problem {
 
   //! Constants (mu, L, cocoercivity, ...), computed once on first use and cached.
   const Constants& constants() const;
+  //! Computes what every run of this instance reads first (the reference solution, the eager
+  //! constants), on the threads of the caller's EvaluationThreads scope: a suite does this
+  //! once on all cores before its runs start, instead of its first run doing it on one.
+  void warm_up() const;
 
   // ---- metrics recorded on the evaluation schedule.
   //! Column names, fixed for the instance: rel_error (when z* is known), the family's own

@@ -10,12 +10,15 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "core/core_share.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/thread_pool.hpp"
 #include "io/run_sinks.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
@@ -113,6 +116,24 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   return prepared;
 }
 
+// The shared instances' reference solutions and constants, on every core before the runs
+// start (the first run to need them would otherwise compute them on its one thread while the
+// others wait). Only instances with a run to do: a suite whose runs are all cached costs nothing.
+void warm_up_instances(const std::vector<PreparedRun>& prepared, const std::vector<std::size_t>& mine,
+                       int cores) {
+  std::set<const Problem*> seen;
+  ThreadPool pool(cores);
+  const EvaluationThreads threads(&pool);
+  for (std::size_t i : mine) {
+    if (!seen.insert(prepared[i].problem.get()).second) continue;
+    try {
+      prepared[i].problem->warm_up();
+    } catch (const std::exception&) {
+      // left for the runs: each reports the failure as its outcome, as without the warm-up
+    }
+  }
+}
+
 // What runs that differ only in their seed share: they cost about the same.
 std::string configuration_key(const RunRequest& r) {
   std::string key = r.problem;
@@ -204,6 +225,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   const Parallelism parallel = parallelism(options, mine.size(), mpi);
   const int jobs = parallel.jobs, threads_per_run = parallel.threads_per_run;  // lambdas capture these
   CoreShare cores(parallel.cores, jobs * threads_per_run);
+  warm_up_instances(prepared, mine, parallel.cores);
   CoreShare* const share = parallel.threads_grow ? &cores : nullptr;
 
   const int shown_cached = mpi.rank() == 0 ? static_cast<int>(cached) : 0;  // counted once

@@ -30,6 +30,7 @@
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -40,6 +41,7 @@
 #include "datasets/train_test.hpp"
 #include "linalg/operator_constants.hpp"
 #include "metrics/auc.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/instance_rows.hpp"
@@ -170,12 +172,20 @@ class Auc : public MinimaxProblem {
               const double d = static_cast<double>(dim());
               double lip_max = 0, ell_max = 0, mu_min = INFINITY;
               if (num_clients() * d * d * d <= 1e10) {
-                for (int i = 0; i < num_clients(); ++i) {
-                  const Mat Ji = probe(i).first;
-                  lip_max = std::max(lip_max, linalg::lipschitz(Ji));
-                  ell_max = std::max(ell_max, linalg::cocoercivity_eig(Ji));
-                  mu_min = std::min(mu_min, linalg::strong_monotonicity(Ji));
-                }
+                // Each client's probe and eigenproblems on its own thread; max and min are
+                // exact, so the order of the fold cannot matter.
+                using Three = std::array<double, 3>;
+                fold_clients_in_order(
+                    num_clients(), Three{},
+                    [&](int i, Three& k3) {
+                      const Mat Ji = probe(i).first;
+                      k3 = {linalg::lipschitz(Ji), linalg::cocoercivity_eig(Ji), linalg::strong_monotonicity(Ji)};
+                    },
+                    [&](int, const Three& k3) {
+                      lip_max = std::max(lip_max, k3[0]);
+                      ell_max = std::max(ell_max, k3[1]);
+                      mu_min = std::min(mu_min, k3[2]);
+                    });
                 c.set(Constant::lipschitz_client_max, lip_max, "max_i ||J_i||_2");
                 c.set(Constant::cocoercivity_client_max, ell_max, "max_i ell_i, eigenvalue formula");
               }
@@ -290,21 +300,23 @@ class Auc : public MinimaxProblem {
   }
 
   // Operators are affine, F(z) = J z + b: J and b by probing at 0 and the unit vectors
-  // (client -1: the global operator).
+  // (client -1: the global operator). Each column is one pass over the data on its own, so the
+  // columns are spread over the evaluation threads (same bits at any thread count).
   std::pair<Mat, Vec> probe(int client) const {
     auto apply = [&](const Vec& z, Vec& f) {
       if (client < 0) global_op(z, f);
       else do_op(client, {}, z, f);
     };
-    Vec z = Vec::Zero(dim()), f(dim());
     std::pair<Mat, Vec> out{Mat(dim(), dim()), Vec(dim())};
-    apply(z, out.second);
-    for (Index k = 0; k < dim(); ++k) {
-      z(k) = 1;
-      apply(z, f);
-      out.first.col(k) = f - out.second;
-      z(k) = 0;
-    }
+    apply(Vec::Zero(dim()), out.second);
+    fold_clients_in_order(
+        static_cast<int>(dim()), Vec(dim()),
+        [&](int k, Vec& f) {
+          Vec unit = Vec::Zero(dim());
+          unit(k) = 1;
+          apply(unit, f);
+        },
+        [&](int k, Vec& f) { out.first.col(k) = f - out.second; });
     return out;
   }
   const std::pair<Mat, Vec>& linear_system() const {
