@@ -28,13 +28,22 @@ constexpr std::uint32_t kClosed = 0xffffffffu;  // item index of a finished gene
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
-  for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { worker_loop(); });
-}
+ThreadPool::ThreadPool(int threads) { grow_to(threads); }
 
 void ThreadPool::grow_to(int threads) {
   // A new worker first sees the current generation, already closed: it claims nothing of it.
-  while (this->threads() < threads) workers_.emplace_back([this] { worker_loop(); });
+  while (this->threads() < threads) {
+    const int index = this->threads();  // 1, 2, ...: the caller is 0
+    workers_.emplace_back([this, index] { worker_loop(index); });
+  }
+}
+
+bool ThreadPool::parked_below(int n) const {
+  // Workers 1 .. n-1 take part in a call of n items.
+  const int needed = n - 1;
+  if (needed >= 64 && parked_high_.load(std::memory_order_seq_cst) > 0) return true;
+  const std::uint64_t mask = needed >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << needed) - 1;
+  return (parked_low_.load(std::memory_order_seq_cst) & mask) != 0;
 }
 
 ThreadPool::~ThreadPool() {
@@ -88,7 +97,7 @@ void ThreadPool::run(int n, Task task, void* ctx, bool adaptive) {
   done_.store(0, std::memory_order_relaxed);
   item_seconds_.store(0, std::memory_order_relaxed);
   claim_.store(pack(gen, 0), std::memory_order_seq_cst);
-  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+  if (parked_below(n)) {
     { std::lock_guard lock(mutex_); }  // a worker between its check and its wait is now waiting
     wake_.notify_all();
   }
@@ -104,11 +113,19 @@ void ThreadPool::update_estimate(double seconds) {
   work_estimate_ = work_estimate_ < 0 ? seconds : 0.5 * (work_estimate_ + seconds);
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int index) {
+  // A call of n items needs workers 1 .. n-1 at most (the caller takes items too): the others
+  // let it pass, so that threads beyond a round's clients neither spin on it nor take a core's
+  // shared resources (a hyper-thread sibling, the memory bus) from those working.
+  const std::uint64_t bit = index <= 64 ? std::uint64_t{1} << (index - 1) : 0;
   std::uint32_t seen = 0;  // the last generation this worker looked at
   auto fresh = [&] {
-    return stop_.load(std::memory_order_acquire) ||
-           static_cast<std::uint32_t>(claim_.load(std::memory_order_acquire) >> 32) != seen;
+    if (stop_.load(std::memory_order_acquire)) return true;
+    const auto gen = static_cast<std::uint32_t>(claim_.load(std::memory_order_acquire) >> 32);
+    if (gen == seen) return false;
+    if (index < n_.load(std::memory_order_acquire)) return true;
+    seen = gen;  // not needed for this one
+    return false;
   };
   while (true) {
     bool ready = fresh();
@@ -120,9 +137,11 @@ void ThreadPool::worker_loop() {
     }
     if (!ready) {
       std::unique_lock lock(mutex_);
-      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      if (bit) parked_low_.fetch_or(bit, std::memory_order_seq_cst);
+      else parked_high_.fetch_add(1, std::memory_order_seq_cst);
       wake_.wait(lock, fresh);
-      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      if (bit) parked_low_.fetch_and(~bit, std::memory_order_seq_cst);
+      else parked_high_.fetch_sub(1, std::memory_order_seq_cst);
     }
     if (stop_.load(std::memory_order_acquire)) return;
     seen = static_cast<std::uint32_t>(claim_.load(std::memory_order_acquire) >> 32);

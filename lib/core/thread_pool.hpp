@@ -9,6 +9,8 @@
 //   one);
 // - the caller never waits for a worker that has not claimed an item: a worker that wakes late
 //   finds nothing left and goes back to waiting;
+// - a call of n items involves workers 1 .. n-1 only: the others neither spin on it nor are
+//   woken for it (a run with more threads than clients per round);
 // - calls whose items took less than a few microseconds in all run on the calling thread (the
 //   pool keeps an estimate of the work per call, measured either way; the first call, with
 //   nothing measured yet, is shared).
@@ -63,7 +65,9 @@ class ThreadPool {
   void run(int n, Task task, void* ctx, bool adaptive);
   //! Claims and runs items of generation `gen` until none is left, adding up their seconds.
   void work_on(std::uint32_t gen);
-  void worker_loop();
+  void worker_loop(int index);
+  //! Whether a worker that a call of n items can use is parked (then the call wakes them).
+  bool parked_below(int n) const;
   void update_estimate(double seconds);  // the work of the call just made
 
   // The claim counter: generation in the high 32 bits, next item in the low 32 bits.
@@ -78,7 +82,8 @@ class ThreadPool {
   std::atomic<int> n_{0};
   std::atomic<int> done_{0};       // items of the current generation finished
   std::atomic<double> item_seconds_{0};  // and the seconds they took
-  std::atomic<int> sleepers_{0};   // workers parked on wake_
+  std::atomic<std::uint64_t> parked_low_{0};  // bit t-1: worker t (1..64) parked on wake_
+  std::atomic<int> parked_high_{0};           // workers 65 and up parked on wake_
   std::atomic<bool> stop_{false};
   std::uint32_t generation_ = 0;   // the caller's
   std::mutex mutex_;

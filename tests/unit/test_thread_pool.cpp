@@ -105,3 +105,34 @@ TEST_CASE("thread pool: workers added between calls take part, every index still
     if (threads > 1) CHECK(ran_on.size() >= 2);  // the added workers claim items
   }
 }
+
+TEST_CASE("thread pool: a call of n items involves workers 1..n-1 only, and wakes them when parked") {
+  ThreadPool pool(4);
+  std::mutex mutex;
+  std::set<std::thread::id> ran_on;
+  auto record = [&](int) {
+    spin_for(50);
+    std::lock_guard lock(mutex);
+    ran_on.insert(std::this_thread::get_id());
+  };
+  // Calls of two items, with pauses long enough for every worker to park in between: the
+  // caller and worker 1 only.
+  for (int call = 0; call < 50; ++call) {
+    pool.parallel_for_long(2, record);
+    if (call % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  CHECK(ran_on.size() <= 2);
+  // Then four items that each wait until four threads hold one: parked workers 2 and 3 must
+  // wake for it (a deadline instead of a hang if they do not).
+  std::atomic<int> arrived{0};
+  std::atomic<int> met{0};
+  auto gather = [&](int) {
+    arrived.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (arrived.load() < 4 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    if (arrived.load() >= 4) met.fetch_add(1);
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // all parked
+  pool.parallel_for_long(4, gather);
+  CHECK(met.load() == 4);
+}
