@@ -16,6 +16,8 @@ packages=(
   libbenchmark-dev         # micro-benchmarks
   libopenmpi-dev openmpi-bin  # distributed grids
   zlib1g-dev               # .gz data files
+  libbz2-dev               # .bz2 data files
+  nlohmann-json3-dev       # JSON output
   dataset-fashion-mnist    # Fashion-MNIST idx files under /usr/share/datasets
   python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
   python3-pandas python3-xarray python3-h5netcdf  # scripts/fedbench_read.py, netCDF view test
