@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "engine/runner.hpp"
 #include "io/iterate_trace.hpp"
+#include "core/interrupt.hpp"
 #include "io/run_sinks.hpp"
 #include "suite/progress.hpp"
 #include "suite/mpi_world.hpp"
@@ -189,6 +190,7 @@ std::function<int()> add_run(CLI::App& app) {
     for (const auto& path : o->outputs) formats.push_back(io::output_format_of(path));
     PreparedRun run = prepare_run(req);
     suite::RunProgress progress(req.budget.rounds, o->quiet);
+    run.rounds_done = progress.rounds_done();
     std::vector<std::unique_ptr<TrajectorySink>> files;
     std::vector<TrajectorySink*> sinks{&progress};
     for (std::size_t k = 0; k < o->outputs.size(); ++k) {
@@ -203,7 +205,12 @@ std::function<int()> add_run(CLI::App& app) {
     RunDigest digest;  // last: it prints when the files are complete
     if (!o->quiet) sinks.push_back(&digest);
     TeeSink tee(sinks);
-    const RunSummary summary = execute(run, threads, tee, command_line());
+    RunSummary summary;
+    try {
+      summary = execute(run, threads, tee, command_line());
+    } catch (const Interrupted& e) {  // the output files' partial versions are gone already
+      throw Interrupted(std::string(e.what()) + "; nothing was written: rerun the same command to start the run again");
+    }
     if (!o->quiet)
       for (const auto& output : o->outputs) std::printf("written: %s\n", output.c_str());
     return summary.reason == StopReason::error ? 1 : 0;

@@ -2,13 +2,14 @@
 // Subcommands: list, describe, run, show, plan, export, check, select, report, reproduce,
 // instance, data (each in bin/cmd_*.cpp).
 // Exit codes: 0 success (a diverged run is a result), 1 a run ended in error or a result could
-// not be written (disk full, read-only), 2 bad input.
+// not be written (disk full, read-only), 2 bad input, 130 / 143 interrupted by SIGINT / SIGTERM.
 #include <iostream>
 #include <map>
 
 #include "commands.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "suite/mpi_world.hpp"
 
@@ -54,8 +55,13 @@ int main(int argc, char** argv) {
     std::cerr << "fedbench: " << e.what() << " (see fedbench --help)\n";
     return 2;
   }
+  fedbench::install_interrupt_handlers();
   try {
     for (auto* sub : app.get_subcommands()) return commands.at(sub)();
+  } catch (const fedbench::Interrupted& e) {
+    std::cout.flush();
+    std::cerr << "fedbench: " << e.what() << "\n";
+    return fedbench::interrupt_exit_code();
   } catch (const fedbench::UserError& e) {
     std::cerr << "fedbench: " << e.what() << "\n";
     return 2;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/build_info.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "core/thread_pool.hpp"
 #include "engine/round_loop.hpp"
@@ -87,17 +88,21 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     wall += seconds_since(t0);
     bool stop = monitor.record(0, loop.model(), loop.totals(), loop.comm(), wall);
     for (std::int64_t r = 0; !stop && r < config.budget.rounds; ++r) {
+      throw_if_interrupted();  // Ctrl-C: the run unwinds, its partial files go with it
       loop.grow();  // a suite's spare cores, if any: outside the timed region
       const auto start = Clock::now();
       loop.round(r);
       wall += seconds_since(start);
       completed = r + 1;
+      if (meta.rounds_done) meta.rounds_done->store(completed, std::memory_order_relaxed);
       stop = monitor.after_round(completed, loop.model(), loop.totals(), loop.comm(), wall);
       if (stop || monitor.due(completed) || completed == config.budget.rounds)
         stop = monitor.record(completed, loop.model(), loop.totals(), loop.comm(), wall) || stop;
     }
   } catch (const WriteError&) {
     throw;  // the results cannot be stored: not an outcome of the run
+  } catch (const Interrupted&) {
+    throw;  // the user stopped it: not an outcome either
   } catch (const std::exception& e) {
     monitor.reason = StopReason::error;
     monitor.message = e.what();

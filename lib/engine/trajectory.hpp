@@ -2,6 +2,7 @@
 // the evaluation schedule, and a closing summary. Sinks (in-memory, HDF5, progress) receive
 // them; the engine never knows which.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -69,6 +70,8 @@ struct RunMeta {
   //! A suite's spare cores, which the run takes between rounds (not recorded; null: the run
   //! keeps the threads it started with).
   CoreShare* core_share = nullptr;
+  //! Rounds completed so far, stored after every round for a progress line to read (null: none).
+  std::atomic<std::int64_t>* rounds_done = nullptr;
 };
 
 struct RunHeader {

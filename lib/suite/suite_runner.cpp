@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "core/core_share.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "core/thread_pool.hpp"
 #include "io/run_sinks.hpp"
@@ -252,7 +254,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       progress.message("fedbench: not a complete run: " + naming(file, why) + "; moved to " +
                        file + ".corrupt, running it again");
     }
-    progress.started();
+    Progress::Running* const running = progress.started(run.request.budget.rounds);
     std::string status = "error";
     LastMetric last;
     try {
@@ -261,11 +263,19 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       TeeSink tee({&last, writer.get()});
       prepared[index].mpi_ranks = mpi.size();
       prepared[index].core_share = share;
+      prepared[index].rounds_done = &running->done;
       const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
       status = s.status();
       if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
     } catch (const WriteError&) {
+      progress.abandoned(running);
       throw;
+    } catch (const Interrupted&) {
+      // The run's .part went with its writer; its claim goes too, lock file included, so that
+      // nothing of it is left and the next invocation runs it again.
+      progress.abandoned(running);
+      claim.finished();
+      return false;
     } catch (const std::exception& e) {
       progress.message("fedbench: " + describe(run) + ": " + e.what());
     }
@@ -273,7 +283,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     if (status == "diverged") ++diverged;
     if (status == "error") ++failed;
     ++finished;
-    progress.finished(status, last.name, last.value, last.direction);
+    progress.finished(running, status, last.name, last.value, last.direction);
     return true;
   };
   auto guarded = [&](auto&& body) {
@@ -293,7 +303,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   for (std::size_t i : mine) entries.push_back({i, suite.runs[i].cost, configuration_key(suite.runs[i].request)});
   RunQueue queue(std::move(entries));  // longest first, refined by the runs that finish
   auto worker = [&] {
-    for (auto index = queue.take(); index && !stop; index = queue.take())
+    for (auto index = queue.take(); index && !stop && !interrupt_signal(); index = queue.take())
       guarded([&] {
         RunClaim claim(store.dir(), suite.runs[*index].id, RunClaim::Wait::no);
         if (claim.held()) {
@@ -312,11 +322,12 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   worker();
   for (auto& t : pool) t.join();
   for (std::size_t index : held_elsewhere)
-    if (!stop)
+    if (!stop && !interrupt_signal())
       guarded([&] {
         RunClaim claim(store.dir(), suite.runs[index].id, RunClaim::Wait::yes);
         run_claimed(index, claim);
       });
+  const int finished_here = progress.finished_count();
   progress.close();
 
   mpi.barrier();
@@ -327,6 +338,10 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       store.record_suite(suite);  // what select, report and export show from now on
     });
   mpi.barrier();
+  if (interrupt_signal())
+    throw Interrupted(std::string(interrupt_signal() == SIGTERM ? "terminated" : "interrupted") +
+                      "; rerun the same command to resume (" + std::to_string(finished_here) + " of " +
+                      std::to_string(progress.total()) + " runs done)");
   SuiteTotals totals;
   totals.total = static_cast<long long>(suite.runs.size());
   totals.cached = cached + mpi.sum(finished_elsewhere);
