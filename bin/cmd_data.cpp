@@ -1,6 +1,7 @@
 // `fedbench data list | verify [NAME...] | partition NAME --clients M --scheme S --seed K`.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -47,7 +48,13 @@ int list_json() {
 }
 
 int list() {
-  std::printf("search path: %s\n\n", join(datasets::data_search_path(), ":").c_str());
+  // Every directory looked in, so that a user sees where to put a missing file.
+  std::printf("search path, first match wins:\n");
+  std::error_code ec;
+  for (const auto& p : datasets::data_search_places())
+    std::printf("  %-8s %-24s %s\n", std::filesystem::is_directory(p.dir, ec) ? "exists" : "missing",
+                p.origin.c_str(), p.dir.c_str());
+  std::printf("\n");
   std::printf("%-14s %-7s %8s %8s  %-10s %s\n", "dataset", "format", "features", "classes",
               "file", "instances  status");
   for (const auto& d : datasets::dataset_registry()) {

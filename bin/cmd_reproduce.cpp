@@ -10,6 +10,7 @@
 #include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/shipped_files.hpp"
 #include "core/text.hpp"
 #include "engine/run_config.hpp"
 #include "engine/runner.hpp"
@@ -25,19 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Experiment files: ./results/experiments, else those of the source tree this binary was
-// built from (FEDBENCH_EXPERIMENTS overrides both).
-std::string experiments_dir() {
-  if (const char* env = std::getenv("FEDBENCH_EXPERIMENTS")) return env;
-  std::error_code ec;
-  if (fs::is_directory("results/experiments", ec)) return "results/experiments";
-#ifdef FEDBENCH_SOURCE_DIR
-  const fs::path source = fs::path(FEDBENCH_SOURCE_DIR) / "results" / "experiments";
-  if (fs::is_directory(source, ec)) return source.string();
-#endif
-  throw UserError("no results/experiments directory here; run from the fedbench source tree or "
-                  "set FEDBENCH_EXPERIMENTS");
-}
+// Experiment files: $FEDBENCH_EXPERIMENTS, ./results/experiments, the source tree's (a build-tree
+// binary), the installed share's (core/shipped_files.hpp). Their suites are found relative to
+// each file, so results/suites comes along wherever results/experiments is.
+std::string experiments_dir() { return find_shipped_dir("results/experiments", "FEDBENCH_EXPERIMENTS", true); }
 
 // A file that does not read or validate: listed under its file name, with its error.
 std::string file_name(const suite::ListedExperiment& item) { return fs::path(item.path).stem().string(); }

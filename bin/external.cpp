@@ -10,24 +10,21 @@
 #include <iostream>
 
 #include "core/error.hpp"
+#include "core/shipped_files.hpp"
 
 namespace fedbench::cli {
 
 namespace fs = std::filesystem;
 
 std::string find_script(const std::string& name) {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("FEDBENCH_SCRIPTS")) dirs.emplace_back(env);
+  // Not the working directory's scripts/: a script is code fedbench runs, chosen by the user only
+  // through FEDBENCH_SCRIPTS.
+  const auto places = shipped_places("scripts", "FEDBENCH_SCRIPTS", false);
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "fedbench" / "scripts");
-#ifdef FEDBENCH_SOURCE_DIR
-  dirs.push_back(fs::path(FEDBENCH_SOURCE_DIR) / "scripts");
-#endif
-  for (const auto& d : dirs)
-    if (fs::is_regular_file(d / name, ec)) return (d / name).string();
-  throw UserError("cannot find " + name + " (looked in the installed share/fedbench/scripts and "
-                  "the source tree); set FEDBENCH_SCRIPTS to the directory that holds it");
+  for (const auto& p : places)
+    if (fs::is_regular_file(fs::path(p.dir) / name, ec)) return (fs::path(p.dir) / name).string();
+  throw UserError("cannot find " + name + ": looked in " + describe_places(places) +
+                  "; set FEDBENCH_SCRIPTS to the directory that holds it");
 }
 
 std::string python_program() {

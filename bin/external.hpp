@@ -1,6 +1,6 @@
 // Running the Python scripts fedbench ships (report, plots) without a shell: where they are
-// (installed beside the binary, or the source tree it was built from; FEDBENCH_SCRIPTS
-// overrides), which python3 runs them (Debian's, for h5py; FEDBENCH_PYTHON overrides).
+// ($FEDBENCH_SCRIPTS, the source tree of a build-tree binary, the installed share; see
+// core/shipped_files.hpp), which python3 runs them (Debian's, for h5py; FEDBENCH_PYTHON overrides).
 #pragma once
 #include <string>
 #include <vector>

@@ -165,17 +165,6 @@ const DatasetInfo& dataset_info(const std::string& name) {
                   did_you_mean(name, names));
 }
 
-std::vector<std::string> data_search_path() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("FEDBENCH_DATA"); env && *env)
-    for (const auto& d : split(env, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  dirs.push_back("datasets/data");
-  dirs.push_back("../shared/datasets");
-  dirs.push_back("/usr/share/datasets");
-  return dirs;
-}
-
 std::optional<std::string> find_file(const DatasetFile& f) {
   std::error_code ec;
   for (const auto& dir : data_search_path()) {

@@ -1,6 +1,5 @@
 // The datasets fedbench knows: files, sizes, label encodings, checksums, sources. Names
-// resolve through a search path ($FEDBENCH_DATA, colon-separated; ./datasets/data; ../shared/
-// datasets; /usr/share/datasets for Debian's dataset packages); a file's sha256 is verified
+// resolve through a search path (datasets/search_path.hpp); a file's sha256 is verified
 // on first use and remembered (by path, size and modification time) in
 // $XDG_CACHE_HOME/fedbench/verified.tsv (or ~/.cache/...).
 #pragma once
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "datasets/libsvm.hpp"
+#include "datasets/search_path.hpp"
 
 namespace fedbench::datasets {
 
@@ -35,7 +35,6 @@ const std::vector<DatasetInfo>& dataset_registry();
 //! Throws UserError "unknown dataset 'x'; valid: ... (did you mean ...)".
 const DatasetInfo& dataset_info(const std::string& name);
 
-std::vector<std::string> data_search_path();
 //! Full path of one file, or nullopt when no search-path directory has it.
 std::optional<std::string> find_file(const DatasetFile& f);
 //! Full path of a dataset's file by role; throws UserError saying where to get it.

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Time per round of fedbench's ProxSkip-GDA-FL against a vectorized numpy implementation of the
 same rounds on the same instance: the quadratic game of Zhang et al. (ICLR 2024, eq. (5)) at its
 default size (20 clients, d = 20 per player), exported with `fedbench instance`, the step size

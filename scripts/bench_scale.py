@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """How well a suite uses the cores: each suite is run fresh at each --jobs value, and its wall
 time is set against what the cores allow,
 

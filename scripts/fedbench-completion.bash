@@ -3,8 +3,9 @@
 #
 # Everything is read from fedbench itself when first needed and cached for the shell:
 # subcommands and options from `fedbench [SUB] --help`, solver and problem names from
-# `fedbench list solvers|problems`, parameter keys (after -s / -p) from `fedbench describe NAME`
-# of the --solver / --problem already on the line.
+# `fedbench list solvers|problems`, experiment names from `fedbench reproduce --list`, parameter
+# keys (after -s / -p) from `fedbench describe NAME` of the --solver / --problem already on the
+# line.
 
 declare -gA _fedbench_cache=()
 
@@ -42,10 +43,10 @@ _fedbench_options() {
                                      for (i = 1; i <= n; ++i) printf "%s ", a[i] }' <<<"$help")"
 }
 
-# REPLY = solver names (ARG solvers) or problem names (ARG problems): the first word of the
-# lines of `fedbench list ARG` that start with a lowercase letter.
+# REPLY = the names `fedbench ARGS...` lists: the first word of its lines that start with a
+# lowercase letter (`list solvers`, `list problems`, `reproduce --list`: experiment names).
 _fedbench_names() {
-  _fedbench_query list "$1"
+  _fedbench_query "$@"
   REPLY=$(awk '/^[a-z]/ { print $1 }' <<<"$REPLY")
 }
 
@@ -153,8 +154,8 @@ _fedbench_complete() {
   local options=$REPLY
   if [[ $prev == -* && $_fedbench_valued == *" $prev "* ]]; then
     case $prev in
-      --solver) _fedbench_names solvers; _fedbench_add "$REPLY" ;;
-      --problem) _fedbench_names problems; _fedbench_add "$REPLY" ;;
+      --solver) _fedbench_names list solvers; _fedbench_add "$REPLY" ;;
+      --problem) _fedbench_names list problems; _fedbench_add "$REPLY" ;;
       -s | --solver-param | -p | --problem-param | --param)
         # a key "name=" of the solver (-s) or problem (-p) on the line; nothing after '='
         [[ ${COMP_WORDS[COMP_CWORD]} == "=" || ${COMP_WORDS[COMP_CWORD - 1]} == "=" ||
@@ -209,12 +210,13 @@ _fedbench_complete() {
   case $leaf in
     list) _fedbench_add $'problems\nsolvers' ;;
     describe)
-      _fedbench_names solvers; _fedbench_add "$REPLY"
-      _fedbench_names problems; _fedbench_add "$REPLY" ;;
+      _fedbench_names list solvers; _fedbench_add "$REPLY"
+      _fedbench_names list problems; _fedbench_add "$REPLY" ;;
     run | plan | check) _fedbench_files '*.yaml' ;;
     show | export) _fedbench_files '*.h5' ;;
     select | report) _fedbench_dirs ;;
-    instance) _fedbench_names problems; _fedbench_add "$REPLY" ;;
+    instance) _fedbench_names list problems; _fedbench_add "$REPLY" ;;
+    reproduce) _fedbench_names reproduce --list; _fedbench_add "$REPLY" ;;
     *) _fedbench_files ;;
   esac
   return 0

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots one metric of fedbench run files against a counter column.
 
     plot.py OUT.png FILE.h5|RESULTS_DIR... [--x round] [--y METRIC[,METRIC...]] [--title TEXT]

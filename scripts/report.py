@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """One static HTML page that reports a fedbench results directory.
 
     report.py RESULTS_DIR -o OUT_DIR [--target 'METRIC<=V' | 'METRIC>=V']... [--metric M]

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Markdown table of a suite's runs: per group (by default the solver), the median over the
 group's runs (seeds) of chosen columns at chosen rounds, and the first round at which a
 metric reaches a threshold.

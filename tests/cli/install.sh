@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# `cmake --install` of the build that made $1 (BUILD/bin/fedbench) into a scratch prefix: the
-# installed binary runs from another directory, the man page renders, the bash completion
-# completes subcommands, solver names and parameter keys, and the Python reader imports from
-# share/fedbench/python.
+# `cmake --install` of the build that made $1 (BUILD/bin/fedbench) into a scratch prefix, then
+# moved elsewhere (a relocated prefix; an installed binary never looks into its source tree):
+# from another directory it reproduces a paper experiment with its figure and report, finds
+# datasets in the per-user directory, the installed docs' relative links and images resolve,
+# the man page renders with an ENVIRONMENT section listing every variable the sources read,
+# the bash completion completes subcommands, solver, parameter and experiment names, and the
+# Python reader imports from share/fedbench/python.
 source "$(dirname "$0")/lib.bash"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$(dirname "$fedbench")/.." && pwd)
+staged=$scratch/staged
 prefix=$scratch/prefix
 elsewhere=$scratch/elsewhere
 mkdir -p "$elsewhere"
+# Nothing of the caller's environment chooses files for the installed binary.
+unset FEDBENCH_EXPERIMENTS FEDBENCH_SCRIPTS FEDBENCH_PYTHON
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -20,14 +26,16 @@ cmake=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
 [ -x "$cmake" ] || cmake=cmake
 
 checks=$((checks + 1))
-if ! out=$("$cmake" --install "$build" --prefix "$prefix" 2>&1); then
-  fail "cmake --install $build --prefix $prefix"; sed 's/^/  | /' <<<"$out" | tail -n 20
+if ! out=$("$cmake" --install "$build" --prefix "$staged" 2>&1); then
+  fail "cmake --install $build --prefix $staged"; sed 's/^/  | /' <<<"$out" | tail -n 20
   finish; exit
 fi
+mv "$staged" "$prefix"
 
 # Where everything goes.
 for f in bin/fedbench share/bash-completion/completions/fedbench share/doc/fedbench/README.md \
-         share/doc/fedbench/install.md; do
+         share/doc/fedbench/docs/install.md share/fedbench/results/experiments/zhang2024-fig1a.yaml \
+         share/fedbench/results/suites/zhang2024-fig1a.yaml share/fedbench/results/reference/smoke/manifest.tsv; do
   checks=$((checks + 1))
   [ -f "$prefix/$f" ] || fail "$prefix/$f not installed"
 done
@@ -44,6 +52,54 @@ expect_ok 'rel_error' bash -c 'cd "$1" && "$2" run --problem quadratic-game --so
   --rounds 5 -p clients=3 -p samples=4 -p dim=2 -q -o tiny.h5 && "$2" show tiny.h5' \
   _ "$elsewhere" "$installed"
 
+# A paper experiment end to end, figure and report drawn by the installed scripts, from a
+# directory without results/ (the experiment and suite files are the installed share's).
+expect_ok '^[0-9]+ passed, 0 failed' bash -c 'cd "$1" && "$2" reproduce zhang2024-fig1a --quick -q' \
+  _ "$elsewhere" "$installed"
+for f in figure.png html/index.html; do
+  checks=$((checks + 1))
+  [ -s "$elsewhere/results/reproduce/zhang2024-fig1a-quick/$f" ] ||
+    fail "reproduce from $elsewhere wrote no results/reproduce/zhang2024-fig1a-quick/$f"
+done
+# Without the installed experiments, the message names every place looked in: the working
+# directory and the installed share, never the source tree.
+bare=$scratch/bare
+mkdir -p "$bare/bin" && cp "$installed" "$bare/bin/"
+expect_fail_like 2 "^fedbench: no results/experiments directory: looked in results/experiments \(working directory\), $bare/share/fedbench/results/experiments \(installed share\); set FEDBENCH_EXPERIMENTS to the directory that holds it$" \
+  bash -c 'cd "$1" && "$2" reproduce --list' _ "$elsewhere" "$bare/bin/fedbench"
+expect_fail_like 2 "^fedbench: FEDBENCH_EXPERIMENTS=$elsewhere/nowhere is not a directory; " \
+  env FEDBENCH_EXPERIMENTS="$elsewhere/nowhere" "$installed" reproduce --list
+
+# Datasets: the search path (per-user directory from XDG_DATA_HOME, else HOME; the installed
+# share), and a file found in the per-user directory from any working directory.
+user_data=$scratch/xdg/fedbench/datasets
+mkdir -p "$user_data/libsvm"
+expect_ok "^  exists +per-user +$user_data\$" \
+  env -u FEDBENCH_DATA XDG_DATA_HOME="$scratch/xdg" "$installed" data list
+expect_ok "^  missing +per-user +$scratch/home/.local/share/fedbench/datasets\$" \
+  env -u FEDBENCH_DATA -u XDG_DATA_HOME HOME="$scratch/home" "$installed" data list
+expect_ok "^  missing +installed share +$prefix/share/fedbench/datasets\$" "$installed" data list
+heart=$src/../shared/datasets/libsvm/heart_scale
+if [ -f "$heart" ]; then
+  ln -s "$heart" "$user_data/libsvm/heart_scale"
+  expect_ok "^heart .* $user_data/libsvm/heart_scale\$" bash -c 'cd "$1" &&
+    env -u FEDBENCH_DATA XDG_DATA_HOME="$2" "$3" data list' _ "$elsewhere" "$scratch/xdg" "$installed"
+else
+  echo "note: $heart is not there: per-user dataset check skipped"
+fi
+
+# The installed README and docs: every relative link and image resolves to an installed file.
+expect_ok ' 0 broken$' "$python" "$src/tests/cli/doc_links.py" "$prefix/share/doc/fedbench"
+checks=$((checks + 1))
+figures=$(grep -o '](img/[^)]*[.]png)' "$prefix/share/doc/fedbench/docs/results.md" | wc -l)
+[ "$figures" -gt 0 ] || fail "no figure links in the installed docs/results.md: nothing checked"
+# ...and the checker finds a broken one.
+mkdir -p "$scratch/links/docs"
+printf '[ok](docs/a.md) ![gone](docs/img/none.png)\n' >"$scratch/links/README.md"
+touch "$scratch/links/docs/a.md"
+expect_fail_like 1 '^README.md:1: docs/img/none.png \(missing\)$' \
+  bash -c 'set -o pipefail; "$1" "$2" "$3" | grep -v "relative links" >&2' _ "$python" "$src/tests/cli/doc_links.py" "$scratch/links"
+
 # The man page (generated at build time when help2man was found).
 if grep -q '^HELP2MAN_EXECUTABLE:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt" ||
    ! grep -q '^HELP2MAN_EXECUTABLE:FILEPATH=' "$build/CMakeCache.txt"; then
@@ -59,6 +115,20 @@ else
     expect_ok '^SUBCOMMANDS' "${render[@]}"
     expect_ok '^ +fedbench run$' "${render[@]}"
     expect_ok '--solver-param' "${render[@]}"
+    # Every variable the sources read (C++ getenv, the scripts' os.environ, any "FEDBENCH_X"
+    # string, such as a name passed to shipped_files' lookups) has its entry.
+    environment=$("${render[@]}" 2>/dev/null | awk '/^ENVIRONMENT$/ { s = 1; next } /^[A-Z]/ { s = 0 } s')
+    checks=$((checks + 1))
+    [ -n "$environment" ] || fail "$man1 has no ENVIRONMENT section"
+    variables=$(find "$src"/bin "$src"/lib "$src"/datasets "$src"/problems "$src"/scripts \
+                  -name '*.cpp' -o -name '*.hpp' -o -name '*.py' | xargs cat |
+      grep -oE 'getenv\("[A-Z_]+"\)|environ(\.get)?[[(]"[A-Z_]+"|"FEDBENCH_[A-Z_]+"' | grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u)
+    checks=$((checks + 1))
+    [ "$(wc -w <<<"$variables")" -ge 8 ] || fail "found only '$variables' read in the sources"
+    for v in $variables; do
+      checks=$((checks + 1))
+      grep -qE "(^|[^A-Z_])$v([^A-Z_]|\$)" <<<"$environment" || fail "ENVIRONMENT of $man1 does not list $v"
+    done
   fi
 fi
 
@@ -81,6 +151,17 @@ completes proxskip-gda-fl fedbench run --solver proxskip-g
 completes quadratic-game fedbench run --problem quadratic-g
 completes step_size= fedbench run --problem quadratic-game --solver proxskip-gda-fl -s step_s
 completes --rounds fedbench run --rou
+# Experiment names after reproduce, from the installed experiment files' name fields, with the
+# completion run outside any clone.
+checks=$((checks + 1))
+want=$(sed -n 's/^name: *//p' "$prefix"/share/fedbench/results/experiments/*.yaml | grep '^zhang2024-fig1' | sort)
+got=$(cd "$elsewhere" && PATH="$prefix/bin:$PATH" bash -c 'source "$1"
+  COMP_WORDS=(fedbench reproduce --quick zhang2024-fig1); COMP_CWORD=3; _fedbench
+  printf "%s\n" "${COMPREPLY[@]}"' _ "$prefix/share/bash-completion/completions/fedbench" | sort)
+if [ -z "$want" ] || [ "$got" != "$want" ]; then
+  fail "completion of 'fedbench reproduce --quick zhang2024-fig1'"
+  echo "  got:  $(tr '\n' ' ' <<<"$got")"; echo "  want: $(tr '\n' ' ' <<<"$want")"
+fi
 # Without a runnable fedbench the completion falls back to a list of its own: every subcommand.
 checks=$((checks + 1))
 fallback=$(bash -c 'source "$1"; _fedbench_bin=/nonexistent; _fedbench_subcommands; echo $REPLY' \

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Reads a fedbench run file with h5py, as a user's own script would, and checks the documented
 format (docs/hdf5-format.md) for any problem: root attributes, one extendible chunked 1-D
 dataset per column, monotone counters, per-client totals that add up to the last row; and,

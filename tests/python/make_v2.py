@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Writes a format-version-2 copy of a version-1 run file (test fixture only): the v2 root
 attributes, column descriptions, units and metric directions, an eval_time column, the round
 dimension scale and /final. Lets the Python readers' v2 paths be tested on files of any build.

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Unit checks of the curve arithmetic behind plot.py, summary.py and report.py (no files
 needed): targets, where a diverged run ends, medians over the runs still alive."""
 import os

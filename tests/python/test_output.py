@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Unit checks of what plot.py and report.py draw and write (no run files needed): names from
 data drawn as written by matplotlib (fedbench_curves.plain_label), files published whole
 (fedbench_read.publish: temporary file and rename, nothing left behind on an error or on

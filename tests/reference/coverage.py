@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Every solver fedbench registers (aliases included) has a reference transcription case:
 coverage.py --fedbench BIN. Exits 1 naming the solvers without one."""
 import argparse

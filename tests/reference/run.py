@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Runs reference transcriptions against fedbench: run.py --fedbench BIN MODULE.py [...]
 
 Prints one line per case (solver, largest relative difference over the rounds, the reading
