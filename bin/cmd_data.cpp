@@ -2,12 +2,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 
 #include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "datasets/idx.hpp"
 #include "datasets/partition.hpp"
@@ -25,25 +27,23 @@ std::vector<double> dataset_labels(const datasets::DatasetInfo& d, const std::st
 }
 
 int list_json() {
-  std::printf("{\"search_path\": [");
-  const auto search = datasets::data_search_path();
-  for (std::size_t i = 0; i < search.size(); ++i) std::printf("%s%s", i ? ", " : "", json_quote(search[i]).c_str());
-  std::printf("], \"datasets\": [");
-  bool first = true;
+  Json datasets = Json::array();
   for (const auto& d : datasets::dataset_registry()) {
-    std::printf("%s\n  {\"name\": %s, \"format\": %s, \"features\": %d, \"classes\": %d, \"files\": [",
-                first ? "" : ",", json_quote(d.name).c_str(), json_quote(d.format).c_str(), d.features, d.classes);
-    first = false;
-    for (std::size_t k = 0; k < d.files.size(); ++k) {
-      const auto& f = d.files[k];
+    Json files = Json::array();
+    for (const auto& f : d.files) {
       const auto path = datasets::find_file(f);
-      std::printf("%s{\"role\": %s, \"instances\": %lld, \"present\": %s, \"path\": %s}", k ? ", " : "",
-                  json_quote(f.role).c_str(), static_cast<long long>(f.instances), path ? "true" : "false",
-                  path ? json_quote(*path).c_str() : "null");
+      files.push_back({{"role", f.role}, {"instances", f.instances}, {"present", path.has_value()},
+                       {"path", path ? Json(*path) : Json(nullptr)}});
     }
-    std::printf("], \"obtain\": %s}", json_quote(d.obtain).c_str());
+    datasets.push_back({{"name", d.name},
+                        {"format", d.format},
+                        {"features", d.features},
+                        {"classes", d.classes},
+                        {"files", files},
+                        {"obtain", d.obtain}});
   }
-  std::printf("]}\n");
+  const Json out = {{"search_path", datasets::data_search_path()}, {"datasets", datasets}};
+  std::printf("%s\n", json_text(out).c_str());
   return 0;
 }
 
@@ -68,15 +68,27 @@ int list() {
   return 0;
 }
 
-int verify(const std::vector<std::string>& names) {
-  int bad = 0, checked = 0;
+// One file's check: its dataset and registry entry, where it was found (empty: missing) and
+// the outcome in words ("ok", "ok (remembered)", "MISMATCH", "no checksum known", "missing").
+struct FileCheck {
+  const datasets::DatasetInfo& dataset;
+  const datasets::DatasetFile& file;
+  std::string path, result;
+  bool bad;
+};
+
+// Checks every present file of the named datasets (all when none is named), reporting each as
+// it is done; a named dataset's missing files count as problems. Returns the number of problems.
+int verify_each(const std::vector<std::string>& names, int& checked,
+                const std::function<void(const FileCheck&)>& report) {
+  int bad = 0;
   for (const auto& d : datasets::dataset_registry()) {
     if (!names.empty() && std::find(names.begin(), names.end(), d.name) == names.end()) continue;
     for (const auto& f : d.files) {
       const auto path = datasets::find_file(f);
       if (!path) {
         if (!names.empty()) {
-          std::printf("missing   %s (%s)\n", f.relative.c_str(), d.obtain.c_str());
+          report({d, f, "", "missing", true});
           ++bad;
         }
         continue;
@@ -88,11 +100,35 @@ int verify(const std::vector<std::string>& names) {
                          : v == datasets::Verification::mismatch  ? "MISMATCH"
                                                                   : "no checksum known";
       if (v == datasets::Verification::mismatch) ++bad;
-      std::printf("%-17s %s\n", word, path->c_str());
+      report({d, f, *path, word, v == datasets::Verification::mismatch});
     }
   }
   for (const auto& n : names) datasets::dataset_info(n);  // unknown names: an error
+  return bad;
+}
+
+int verify(const std::vector<std::string>& names) {
+  int checked = 0;
+  const int bad = verify_each(names, checked, [](const FileCheck& c) {
+    if (c.path.empty()) std::printf("missing   %s (%s)\n", c.file.relative.c_str(), c.dataset.obtain.c_str());
+    else std::printf("%-17s %s\n", c.result.c_str(), c.path.c_str());
+    std::fflush(stdout);
+  });
   std::printf("%d files checked, %d problems\n", checked, bad);
+  return bad ? 1 : 0;
+}
+
+// The same checks as one JSON document, printed when all are done.
+int verify_json(const std::vector<std::string>& names) {
+  int checked = 0;
+  Json files = Json::array();
+  const int bad = verify_each(names, checked, [&](const FileCheck& c) {
+    files.push_back({{"dataset", c.dataset.name}, {"role", c.file.role}, {"relative", c.file.relative},
+                     {"path", c.path.empty() ? Json(nullptr) : Json(c.path)}, {"result", c.result},
+                     {"ok", !c.bad}});
+  });
+  const Json out = {{"files", files}, {"checked", checked}, {"problems", bad}};
+  std::printf("%s\n", json_text(out).c_str());
   return bad ? 1 : 0;
 }
 
@@ -113,6 +149,8 @@ std::function<int()> add_data(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   list_cmd->add_flag("--json", o->json, "print the list as JSON");
+  verify_cmd->add_flag("--json", o->json,
+                       "print every file's check as JSON (exit 1 on a problem, as without)");
   verify_cmd->add_option("names", o->names, "datasets (default: every present file)");
   part_cmd->add_option("dataset", o->name, "dataset name")->required();
   add_whole_number(part_cmd, "--clients", o->clients, "number of clients (default 10)", 1,
@@ -122,7 +160,7 @@ std::function<int()> add_data(CLI::App& app) {
   part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
   return [o, list_cmd, verify_cmd] {
     if (list_cmd->parsed()) return o->json ? list_json() : list();
-    if (verify_cmd->parsed()) return verify(o->names);
+    if (verify_cmd->parsed()) return o->json ? verify_json(o->names) : verify(o->names);
     const auto& d = datasets::dataset_info(o->name);
     const auto labels = dataset_labels(d, o->role);
     const auto scheme = datasets::PartitionScheme::parse(o->scheme);

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "engine/solver.hpp"
 #include "engine/theory_reads.hpp"
@@ -39,6 +40,38 @@ void print_all(const Registry<Product>& registry) {
   }
 }
 
+//! One entry as JSON: what `print_entry` prints, each parameter as an object.
+template <class Product>
+Json entry_json(const RegistryEntry<Product>& e) {
+  Json params = Json::array();
+  for (const auto& spec : e.params) {
+    Json p = {{"name", spec.name},
+              {"type", spec.type_name()},
+              {"default", e.default_of(spec)},
+              {"description", spec.doc},
+              {"constraint", spec.constraint_text()},
+              {"accepts_theory", spec.accepts_theory}};
+    if (!spec.choices.empty()) p["choices"] = spec.choices;
+    if (!spec.targets.empty()) p["sets"] = spec.targets;
+    params.push_back(std::move(p));
+  }
+  return {{"name", e.name},
+          {"alias_of", e.alias_of.empty() ? Json(nullptr) : Json(e.alias_of)},
+          {"kind", e.kind},
+          {"family", e.family},
+          {"summary", e.summary},
+          {"citation", e.citation},
+          {"objective", e.objective},
+          {"params", params}};
+}
+
+template <class Product>
+void print_all_json(const Registry<Product>& registry) {
+  Json out = Json::array();
+  for (const auto& name : registry.names()) out.push_back(entry_json(registry.get(name)));
+  std::cout << json_text(out) << "\n";
+}
+
 //! The catalog of docs/catalog/: one table row per entry (aliases name what implements them),
 //! generated from the registry so that it cannot drift from the code.
 template <class Product>
@@ -55,35 +88,69 @@ void print_markdown(const Registry<Product>& registry, const std::string& kind) 
 }
 
 //! The constants this solver's theory presets read (observed by running them).
-void print_constants_read(const std::string& solver) {
+std::vector<std::string> constants_read(const std::string& solver) {
   std::vector<std::string> read;
   for (Constant c : constants_read_by_presets(solver)) read.emplace_back(constant_name(c));
+  return read;
+}
+
+void print_constants_read(const std::string& solver) {
+  const auto read = constants_read(solver);
   if (read.empty()) std::cout << "  theory presets read no problem constant\n";
   else std::cout << "  theory presets read the problem constants: " << join(read, ", ") << "\n";
 }
 
-//! The constants of one instance (defaults unless -p is given), with value and meaning.
-void print_constants_published(const std::string& problem, const ParamMap& given) {
+struct PublishedConstant {
+  std::string name;
+  double value;
+  std::string meaning, how;
+};
+
+//! The constants of one instance (defaults unless -p is given), with value and meaning; `error`
+//! says why there are none when the instance cannot be built here.
+std::vector<PublishedConstant> constants_published(const std::string& problem, const ParamMap& given,
+                                                   std::string& error) {
   std::unique_ptr<Problem> instance;
   try {
     instance = make_problem(problem, given);
   } catch (const UserError& e) {
-    std::cout << "  constants: not shown, the instance cannot be built here (" << e.what() << ")\n";
-    return;
+    error = e.what();
+    return {};
   }
   const Constants& k = instance->constants();
-  if (k.values().empty()) {
+  std::vector<PublishedConstant> out;
+  for (const auto& [key, value] : k.values()) {
+    const auto id = constant_from_name(key);
+    const std::string meaning = id ? std::string(constant_info(*id).meaning) : std::string("?");
+    out.push_back({key, value, meaning, k.docs().at(key)});
+  }
+  return out;
+}
+
+void print_constants_published(const std::string& problem, const ParamMap& given) {
+  std::string error;
+  const auto constants = constants_published(problem, given, error);
+  if (!error.empty()) {
+    std::cout << "  constants: not shown, the instance cannot be built here (" << error << ")\n";
+    return;
+  }
+  if (constants.empty()) {
     std::cout << "  publishes no constants\n";
     return;
   }
   std::cout << "  constants of this instance (name, value, meaning; how computed):\n";
-  for (const auto& [key, value] : k.values()) {
-    const auto id = constant_from_name(key);
-    std::cout << "    " << key << std::string(key.size() < 30 ? 30 - key.size() : 1, ' ')
-              << format_real(value) << "  "
-              << (id ? std::string(constant_info(*id).meaning) : std::string("?")) << "; "
-              << k.docs().at(key) << "\n";
-  }
+  for (const auto& c : constants)
+    std::cout << "    " << c.name << std::string(c.name.size() < 30 ? 30 - c.name.size() : 1, ' ')
+              << format_real(c.value) << "  " << c.meaning << "; " << c.how << "\n";
+}
+
+Json constants_published_json(const std::string& problem, const ParamMap& given) {
+  std::string error;
+  Json out = Json::array();
+  for (const auto& c : constants_published(problem, given, error))
+    out.push_back({{"name", c.name}, {"value", c.value}, {"meaning", c.meaning}, {"how", c.how}});
+  if (!error.empty()) return {{"constants", nullptr}, {"constants_error", error}};
+  return {{"constants", out}};
 }
 
 }  // namespace
@@ -91,13 +158,17 @@ void print_constants_published(const std::string& problem, const ParamMap& given
 std::function<int()> add_list(CLI::App& app) {
   auto* sub = app.add_subcommand("list", "list problems or solvers with their parameters");
   auto what = std::make_shared<std::string>();
-  auto markdown = std::make_shared<bool>(false);
+  auto markdown = std::make_shared<bool>(false), json = std::make_shared<bool>(false);
   sub->add_option("what", *what, "problems or solvers")
       ->required()
       ->check(CLI::IsMember({"problems", "solvers"}));
   sub->add_flag("--markdown", *markdown, "one Markdown table (the catalog under docs/catalog)");
-  return [what, markdown] {
-    if (*markdown) {
+  sub->add_flag("--json", *json, "one JSON array: every entry with its parameters")->excludes("--markdown");
+  return [what, markdown, json] {
+    if (*json) {
+      if (*what == "problems") print_all_json(problem_registry());
+      else print_all_json(solver_registry());
+    } else if (*markdown) {
       if (*what == "problems") print_markdown(problem_registry(), "problems");
       else print_markdown(solver_registry(), "solvers");
     } else if (*what == "problems") {
@@ -115,17 +186,33 @@ std::function<int()> add_describe(CLI::App& app) {
                   "publishes or its theory presets read");
   auto name = std::make_shared<std::string>();
   auto params = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
   sub->add_option("name", *name, "a problem or solver name")->required();
+  sub->add_flag("--json", *json, "one JSON object: the entry, its parameters and the constants");
   sub->add_option("-p,--param", *params, "problem parameter key=value (the instance whose "
                   "constants are shown)");
-  return [name, params] {
+  return [name, params, json] {
     if (solver_registry().contains(*name)) {
       const auto& entry = solver_registry().get(*name);
+      const std::string base = entry.alias_of.empty() ? entry.name : entry.alias_of;
+      if (*json) {
+        Json out = entry_json(entry);
+        out["constants_read"] = constants_read(base);
+        std::cout << json_text(out) << "\n";
+        return 0;
+      }
       print_entry(entry, true);
-      print_constants_read(entry.alias_of.empty() ? entry.name : entry.alias_of);
+      print_constants_read(base);
     } else if (problem_registry().contains(*name)) {
+      const ParamMap given = parse_assignments(*params, "problem " + *name);
+      if (*json) {
+        Json out = entry_json(problem_registry().get(*name));
+        out.update(constants_published_json(*name, given));
+        std::cout << json_text(out) << "\n";
+        return 0;
+      }
       print_entry(problem_registry().get(*name), true);
-      print_constants_published(*name, parse_assignments(*params, "problem " + *name));
+      print_constants_published(*name, given);
     } else {
       auto names = solver_registry().names();
       for (auto& n : problem_registry().names()) names.push_back(n);

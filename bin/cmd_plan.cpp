@@ -6,30 +6,23 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "core/text.hpp"
+#include "core/json.hpp"
 #include "results/results_store.hpp"
 #include "suite/suite_runner.hpp"
 
 namespace fedbench::cli {
 namespace {
 
-std::string json_params(const ParamMap& m) {
-  std::string out;
-  for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + json_quote(k) + ": " + json_quote(v);
-  return "{" + out + "}";
-}
-
 void print_run_json(const suite::SuiteRun& r, suite::RunState state, const std::string& why, bool first) {
-  const std::string why_field = state == suite::RunState::stale || state == suite::RunState::corrupt
-                                    ? ", \"why\": " + json_quote(why)
-                                    : "";
-  std::printf("%s\n  {\"id\": %s, \"state\": %s%s, \"problem\": %s, \"problem_params\": %s, "
-              "\"solver\": %s, \"solver_params\": %s, \"participation\": %s, \"seed\": %llu}",
-              first ? "" : ",", json_quote(r.id).c_str(), json_quote(to_string(state)).c_str(), why_field.c_str(),
-              json_quote(r.request.problem).c_str(), json_params(r.request.problem_params).c_str(),
-              json_quote(r.request.solver).c_str(), json_params(r.request.solver_params).c_str(),
-              json_quote(r.request.participation.to_text()).c_str(),
-              static_cast<unsigned long long>(r.request.seed));
+  Json run = {{"id", r.id}, {"state", to_string(state)}};
+  if (state == suite::RunState::stale || state == suite::RunState::corrupt) run["why"] = why;
+  run["problem"] = r.request.problem;
+  run["problem_params"] = r.request.problem_params;
+  run["solver"] = r.request.solver;
+  run["solver_params"] = r.request.solver_params;
+  run["participation"] = r.request.participation.to_text();
+  run["seed"] = r.request.seed;
+  std::printf("%s\n  %s", first ? "" : ",", json_text(run).c_str());
 }
 
 void print_run_row(const suite::SuiteRun& run, suite::RunState state) {
@@ -64,10 +57,11 @@ void validate(const suite::SuitePlan& plan) {
   if (!chunk.runs.empty()) check();
 }
 
-// The runs are printed as they are built, never held: a suite may have 10^6 of them.
+// The runs are printed as they are built, never held (a suite may have 10^6 of them): each
+// run's object through the JSON library, the list around them by hand.
 void print_plan_json(const suite::SuitePlan& plan, const suite::RunStateLookup& states) {
-  std::printf("{\"suite\": %s, \"results\": %s, \"runs\": [", json_quote(plan.name).c_str(),
-              json_quote(plan.results_dir).c_str());
+  const std::string head = json_text(Json{{"suite", plan.name}, {"results", plan.results_dir}});
+  std::printf("%s,\"runs\":[", head.substr(0, head.size() - 1).c_str());  // the object, still open
   bool first = true;
   plan.for_each_run([&](const suite::SuiteRun& run) {
     std::string why;

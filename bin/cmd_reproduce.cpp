@@ -17,6 +17,7 @@
 #include "io/durable_rename.hpp"
 #include "external.hpp"
 #include "markdown.hpp"
+#include "reproduce_json.hpp"
 #include "screened_copies.hpp"
 #include "experiment/experiment.hpp"
 #include "experiment/reproduce.hpp"
@@ -81,8 +82,9 @@ void list(const std::vector<suite::ListedExperiment>& experiments) {
 
 // --list: every file, the invalid ones marked; exit 2 (bad input) when any is invalid, after
 // the whole list, so that one broken file hides none of the others.
-int list_all(const std::vector<suite::ListedExperiment>& experiments, bool markdown) {
-  if (markdown) list_markdown(experiments);
+int list_all(const std::vector<suite::ListedExperiment>& experiments, bool markdown, bool json) {
+  if (json) std::printf("%s\n", json_text(experiments_json(experiments)).c_str());
+  else if (markdown) list_markdown(experiments);
   else list(experiments);
   std::fflush(stdout);
   const auto invalid = std::count_if(experiments.begin(), experiments.end(),
@@ -108,28 +110,6 @@ const suite::Experiment& find_experiment(const std::vector<suite::ListedExperime
   throw UserError("unknown experiment '" + name + "'; valid: " + join(names, ", ") + did_you_mean(name, names));
 }
 
-// What the page says about the experiment, as JSON for report.py: reference, what it
-// reproduces, substitutes, every claim's line and verdict, the diagnosis lines.
-std::string experiment_json(const suite::Experiment& e, const suite::ReproduceOutcome& outcome, bool quick) {
-  const auto list = [](const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& x : items) out += (out.empty() ? "" : ", ") + json_quote(x);
-    return "[" + out + "]";
-  };
-  std::string claims;
-  for (const auto& c : outcome.claims)
-    claims += std::string(claims.empty() ? "" : ",\n    ") + "{\"passed\": " + (c.passed ? "true" : "false") +
-              ", \"line\": " + json_quote(c.line) + "}";
-  std::vector<std::string> diagnosis;
-  for (const auto& line : split(outcome.diagnosis, '\n'))
-    if (!line.empty()) diagnosis.push_back(line);
-  return "{\"name\": " + json_quote(e.name) + ",\n \"title\": " + json_quote(e.title + (quick ? " (--quick)" : "")) +
-         ",\n \"reference\": " + json_quote(e.reference) + ",\n \"reproduces\": " + json_quote(e.reproduces) +
-         ",\n \"substitutes\": " + json_quote(e.substitutes) + ",\n \"follows_code\": " + list(e.follows_code) +
-         ",\n \"follows_paper\": " + list(e.follows_paper) + ",\n \"claims\": [\n    " + claims +
-         "],\n \"diagnosis\": " + list(diagnosis) + "}\n";
-}
-
 // The cost-to-target levels the experiment states: each threshold of a `below` / `above`
 // claim (metric <= value / >= value), once. None: the page leaves the table out.
 std::vector<std::string> claim_targets(const std::vector<suite::Claim>& claims) {
@@ -149,15 +129,15 @@ std::vector<std::string> claim_targets(const std::vector<suite::Claim>& claims) 
 // verdicts, the figure) above the report of its report runs (python3 + matplotlib), both read
 // from screened copies of the run files.
 void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOutcome& outcome,
-                            const std::string& out, bool quick) {
+                            const std::string& out, bool quick, bool json) {
   const ScreenedRunCopies copies(outcome.report_dir, out);
   std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png", copies.dir(),
                                    "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title",
                                    e.title};
   if (!e.figure_panel.empty()) plot.insert(plot.end(), {"--panel", e.figure_panel});
   if (e.figure_linear) plot.push_back("--linear");
-  run_program(plot);
-  io::write_text_file(out + "/experiment.json", experiment_json(e, outcome, quick));
+  run_program(plot, json);
+  io::write_text_file(out + "/experiment.json", json_text(experiment_json(e, outcome, quick), 1) + "\n");
   // The report ranks by the figure's first metric.
   std::vector<std::string> report = {python_program(), find_script("report.py"), copies.dir(), "-o",
                                      out + "/html", "--metric", e.figure_y.substr(0, e.figure_y.find(',')),
@@ -166,7 +146,7 @@ void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOu
   for (const auto& t : targets) report.insert(report.end(), {"--target", t});
   if (targets.empty()) report.push_back("--no-default-target");
   for (auto& a : copies.report_arguments()) report.push_back(std::move(a));
-  run_program(report);
+  run_program(report, json);
 }
 
 }  // namespace
@@ -176,7 +156,8 @@ std::function<int()> add_reproduce(CLI::App& app) {
       "reproduce", "run a paper experiment end to end and check the paper's claims (--list: all)");
   struct Options {
     std::string name, output;
-    bool list = false, markdown = false, quick = false, quiet = false, no_figure = false, reuse_stale = false;
+    bool list = false, markdown = false, json = false, quick = false, quiet = false, no_figure = false,
+         reuse_stale = false;
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -185,6 +166,9 @@ std::function<int()> add_reproduce(CLI::App& app) {
                 "list every experiment with its reference and substitutes; a file that fails its checks is "
                 "listed as invalid with its error (exit 2)");
   sub->add_flag("--markdown", o->markdown, "with --list: one Markdown table (docs/catalog/experiments.md)");
+  sub->add_flag("--json", o->json,
+                "print the list (with --list) or the experiment and its claims' verdicts as one JSON "
+                "document instead of text; stage messages are left out");
   sub->add_flag("--quick", o->quick, "a reduced budget with the same claims");
   add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("--reuse-stale", o->reuse_stale,
@@ -194,25 +178,37 @@ std::function<int()> add_reproduce(CLI::App& app) {
   sub->add_flag("--no-figure", o->no_figure, "runs and claims only: no figure, no HTML report (no python)");
   return [o] {
     const auto experiments = suite::list_experiments(experiments_dir());
-    if (o->list) return list_all(experiments, o->markdown);
+    if (o->json && o->markdown) throw UserError("give --markdown or --json, not both");
+    if (o->list) return list_all(experiments, o->markdown, o->json);
     if (o->name.empty()) throw UserError("reproduce needs an experiment name or --list");
     // The name becomes directory names (results/reproduce/NAME) and a suite's name (NAME-report).
     if (const std::string why = unusable_name(o->name); !why.empty())
-      throw UserError("experiment name " + json_quote(o->name) + " " + why +
+      throw UserError("experiment name " + json_literal(o->name) + " " + why +
                       "; experiment names are of letters, digits, '-', '_', '.' (fedbench reproduce --list)");
     const suite::Experiment& e = find_experiment(experiments, o->name);
     suite::ReproduceOptions options;
     options.quick = o->quick;
     options.output = o->output.empty() ? "results/reproduce/" + e.name + (o->quick ? "-quick" : "") : o->output;
     options.suite.jobs = o->jobs;
-    options.suite.quiet = o->quiet;
+    options.suite.quiet = o->quiet || o->json;
     options.suite.reuse_stale = o->reuse_stale;
     options.suite.command_line = command_line();
-    if (!o->quiet) options.note = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
+    if (!o->quiet && !o->json)
+      options.note = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
     if (!o->no_figure) options.draw = [&](const suite::Experiment& x, const suite::ReproduceOutcome& outcome) {
-      draw_figure_and_report(x, outcome, options.output, o->quick);
+      draw_figure_and_report(x, outcome, options.output, o->quick, o->json);
     };
     const auto outcome = suite::reproduce(e, options);
+    if (o->json) {
+      Json out = experiment_json(e, outcome, o->quick);
+      out["output"] = options.output;
+      if (!o->no_figure && !e.figure_y.empty()) {  // drawn only for an experiment with a figure
+        out["figure"] = options.output + "/figure.png";
+        out["report"] = options.output + "/html/index.html";
+      }
+      std::printf("%s\n", json_text(out).c_str());
+      return outcome.failed > 0 ? 1 : 0;
+    }
     for (const auto& r : outcome.claims) std::printf("%s\n", r.line.c_str());
     std::printf("%s%d passed, %d failed\n", outcome.diagnosis.c_str(), outcome.passed, outcome.failed);
     if (!o->quiet && !o->no_figure)

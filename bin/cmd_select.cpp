@@ -1,7 +1,6 @@
 // `fedbench select RESULTS --metric NAME --at rounds=R [--report-seeds ...] [-o FILE]`: the
 // best configuration per solver by the median over tuning seeds, as a table and as a suite
 // file that reruns the winners on separate report seeds.
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -11,6 +10,7 @@
 #include "checked_options.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "io/durable_rename.hpp"
 #include "suite/grid.hpp"
@@ -28,40 +28,31 @@ std::string problem_label(const suite::Configuration& c) {
 }
 
 // One configuration as a JSON object: what it is, its median and each seed's score.
-std::string configuration_json(const suite::Configuration& c) {
-  auto q = [](const std::string& s) { return json_quote(s); };
-  auto num = [](double v) { return std::isfinite(v) ? format_real(v) : std::string("null"); };
-  auto object = [&](const ParamMap& m) {
-    std::string out;
-    for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + q(k) + ": " + q(v);
-    return "{" + out + "}";
-  };
-  std::string seeds, scores;
-  for (std::size_t s = 0; s < c.seeds.size(); ++s) {
-    seeds += (s ? ", " : "") + std::to_string(c.seeds[s]);
-    scores += (s ? ", " : "") + num(c.scores[s]);
-  }
-  return "{\"problem\": " + q(c.problem) + ", \"problem_params\": " + object(c.problem_params) +
-         ", \"participation\": " + q(c.participation) + ", \"solver\": " + q(c.solver) +
-         ", \"solver_params\": " + object(c.solver_params) + ", \"median\": " + num(c.median) +
-         ", \"seeds\": [" + seeds + "], \"scores\": [" + scores + "]}";
+Json configuration_json(const suite::Configuration& c) {
+  return {{"problem", c.problem},
+          {"problem_params", c.problem_params},
+          {"participation", c.participation},
+          {"solver", c.solver},
+          {"solver_params", c.solver_params},
+          {"median", c.median},
+          {"seeds", c.seeds},
+          {"scores", c.scores}};
 }
 
 // The winners, then every configuration scored ("all": what `fedbench report` ranks by), then
 // the suite files written.
 void print_selection_json(const suite::Selection& sel, const suite::SelectCriterion& criterion,
                           const std::vector<std::string>& paths) {
-  std::printf("{\"criterion\": %s, \"direction\": \"%s\", \"configurations\": %zu, \"winners\": [",
-              json_quote(criterion.describe()).c_str(), std::string(direction_name(sel.direction)).c_str(),
-              sel.all.size());
-  for (std::size_t i = 0; i < sel.winners.size(); ++i)
-    std::printf("%s\n  %s", i ? "," : "", configuration_json(sel.winners[i]).c_str());
-  std::printf("],\n \"all\": [");
-  for (std::size_t i = 0; i < sel.all.size(); ++i)
-    std::printf("%s\n  %s", i ? "," : "", configuration_json(sel.all[i]).c_str());
-  std::string files;
-  for (const auto& p : paths) files += (files.empty() ? "" : ", ") + json_quote(p);
-  std::printf("],\n \"winners_suites\": [%s]}\n", files.c_str());
+  Json winners = Json::array(), all = Json::array();
+  for (const auto& c : sel.winners) winners.push_back(configuration_json(c));
+  for (const auto& c : sel.all) all.push_back(configuration_json(c));
+  const Json out = {{"criterion", criterion.describe()},
+                    {"direction", direction_name(sel.direction)},
+                    {"configurations", sel.all.size()},
+                    {"winners", winners},
+                    {"all", all},
+                    {"winners_suites", paths}};
+  std::printf("%s\n", json_text(out).c_str());
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ std::string python_program() {
   return fs::exists("/usr/bin/python3", ec) ? "/usr/bin/python3" : "python3";  // Debian's h5py
 }
 
-int run_program(const std::vector<std::string>& args) {
+int run_program(const std::vector<std::string>& args, bool quiet_stdout) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -48,6 +48,7 @@ int run_program(const std::vector<std::string>& args) {
     // then it is gone already).
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(128 + SIGTERM);
+    if (quiet_stdout && ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) _exit(127);
     execvp(argv[0], argv.data());
     _exit(127);
   }

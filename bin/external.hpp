@@ -12,6 +12,7 @@ std::string find_script(const std::string& name);
 //! The python3 that runs the scripts.
 std::string python_program();
 //! Runs args[0] with the other arguments (no shell) and returns its exit status.
-int run_program(const std::vector<std::string>& args);
+//! quiet_stdout: the program's standard output goes to standard error (ours is JSON).
+int run_program(const std::vector<std::string>& args, bool quiet_stdout = false);
 
 }  // namespace fedbench::cli

@@ -1,7 +1,5 @@
 #include "datasets/idx.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -9,19 +7,25 @@
 
 #include "core/data_provenance.hpp"
 #include "core/error.hpp"
+#include "datasets/compressed_file.hpp"
 
 namespace fedbench::datasets {
 
 IdxArray read_idx(const std::string& path) {
   require_regular_data_file(path, "dataset");
   note_data_file(path);  // the run records which bytes it was computed from
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
-  if (!f) throw UserError("cannot open " + path + ": " + std::strerror(errno));
+  CompressedFile f(path);
+  if (!f.is_open()) throw UserError("cannot open " + path + ": " + std::strerror(errno));
+  // Whatever was read before a corrupt stream, the error says why it stopped.
+  auto checked = [&](long got) {
+    if (got < 0) throw UserError(path + ": cannot read: " + f.error());
+    return got;
+  };
   auto read_exact = [&](void* buf, std::size_t n, const char* what) {
-    const int got = gzread(f.get(), buf, static_cast<unsigned>(n));
-    if (got < 0 || static_cast<std::size_t>(got) != n)
+    const long got = checked(f.read(static_cast<char*>(buf), n));
+    if (static_cast<std::size_t>(got) != n)
       throw UserError(path + ": truncated " + std::string(what) + " (read " +
-                      std::to_string(got < 0 ? 0 : got) + " of " + std::to_string(n) + " bytes)");
+                      std::to_string(got) + " of " + std::to_string(n) + " bytes)");
   };
   std::uint8_t magic[4];
   read_exact(magic, 4, "header");
@@ -53,10 +57,10 @@ IdxArray read_idx(const std::string& path) {
   while (a.data.size() < total) {
     const std::size_t before = a.data.size(), want = std::min<std::uint64_t>(kBlock, total - before);
     a.data.resize(before + want);
-    const int got = gzread(f.get(), a.data.data() + before, static_cast<unsigned>(want));
-    if (got < 0 || static_cast<std::size_t>(got) != want)
+    const long got = checked(f.read(reinterpret_cast<char*>(a.data.data() + before), want));
+    if (static_cast<std::size_t>(got) != want)
       throw UserError(path + ": the header announces " + std::to_string(total) +
-                      " bytes of data but the file holds " + std::to_string(before + (got < 0 ? 0 : got)) +
+                      " bytes of data but the file holds " + std::to_string(before + got) +
                       " (truncated or not an IDX file)");
   }
   return a;

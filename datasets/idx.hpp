@@ -1,4 +1,4 @@
-// Reader of IDX files (MNIST, Fashion-MNIST; LeCun's format), plain or .gz: a big-endian
+// Reader of IDX files (MNIST, Fashion-MNIST; LeCun's format), plain, .gz or .bz2: a big-endian
 // header (magic 0x0000 type ndim, then ndim uint32 sizes) followed by the raw array.
 #pragma once
 #include <cstdint>

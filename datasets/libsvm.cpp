@@ -1,7 +1,5 @@
 #include "datasets/libsvm.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,14 +11,11 @@
 #include "core/data_provenance.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "datasets/compressed_file.hpp"
 
 namespace fedbench::datasets {
 
 namespace {
-
-struct GzCloser {
-  void operator()(gzFile_s* f) const { gzclose(f); }
-};
 
 [[noreturn]] void fail_at(const std::string& path, long line, const std::string& what) {
   throw UserError(path + ":" + std::to_string(line) + ": " + what);
@@ -115,11 +110,10 @@ std::string LabelEncoding::describe() const {
 LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEncoding& encoding) {
   require_regular_data_file(path, "dataset");
   note_data_file(path);  // the run records which bytes it was computed from
-  std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
-  if (!file)
+  CompressedFile file(path);
+  if (!file.is_open())
     throw UserError("cannot open dataset " + path + ": " + std::strerror(errno) +
                     " (LIBSVM files are in ../shared/datasets/libsvm/)");
-  gzbuffer(file.get(), 1 << 17);
   LibsvmData data;
   data.path = path;
   Parser parser{path, encoding, data};
@@ -129,16 +123,12 @@ LibsvmData read_libsvm(const std::string& path, int num_features, const LabelEnc
     if (line.find_first_not_of(" \t") == std::string_view::npos) return;  // blank line
     parser.line(line);
   };
-  // Blocks split at '\n' by hand (not gzgets): a NUL byte inside a line stays visible.
+  // Blocks split at '\n' by hand (not line by line): a NUL byte inside a line stays visible.
   std::string pending;
   std::vector<char> buffer(1 << 16);
   for (;;) {
-    const int n = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
-    int err = 0;
-    const char* msg = gzerror(file.get(), &err);
-    if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
-      fail_at(path, parser.line_no + 1, std::string("cannot read: ") + msg +
-                                            " (truncated or corrupt .gz?)");
+    const long n = file.read(buffer.data(), buffer.size());
+    if (n < 0) fail_at(path, parser.line_no + 1, "cannot read: " + file.error());
     if (n == 0) break;
     pending.append(buffer.data(), static_cast<std::size_t>(n));
     std::size_t start = 0;

@@ -1,5 +1,5 @@
-// Reader of LIBSVM / SVMlight text files ("label index:value index:value ..."), plain or
-// gzip-compressed (zlib reads both), into a CSR matrix. Indices are 1-based and increasing
+// Reader of LIBSVM / SVMlight text files ("label index:value index:value ..."), plain, gzip-
+// or bzip2-compressed (datasets/compressed_file.hpp), into a CSR matrix. Indices are 1-based and increasing
 // within a line; lines may end with or without a trailing space. Every error names the file
 // and the line; no input crashes the reader.
 #pragma once

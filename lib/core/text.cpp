@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include "core/json.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -97,32 +99,10 @@ std::string printable(std::string_view text, std::size_t max) {
   return out;
 }
 
-std::string json_quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
+std::string json_literal(const std::string& text) { return json_text(Json(text)); }
 
 std::string naming(const std::string& file, const std::string& message) {
   return message.find(file) == std::string::npos ? file + ": " + message : message;
 }
-
-std::string json_number(double v) { return std::isfinite(v) ? format_real(v) : "null"; }
 
 }  // namespace fedbench

@@ -22,9 +22,8 @@ std::string did_you_mean(std::string_view given, const std::vector<std::string>&
 //! `text` on one line for a message: at most `max` bytes, every byte that is not printable ASCII
 //! (and the backslash) as \xNN, "..." when cut.
 std::string printable(std::string_view text, std::size_t max = 40);
-//! A JSON string literal (quotes and escapes).
-std::string json_quote(const std::string& s);
-//! A JSON number; NaN and infinities (which JSON lacks) become null.
-std::string json_number(double v);
+//! `text` double-quoted on one line for a message, as a JSON string literal: quotes, backslashes
+//! and control characters escaped, bytes that are not UTF-8 as U+FFFD (docs/usage.md).
+std::string json_literal(const std::string& text);
 
 }  // namespace fedbench

@@ -1,9 +1,12 @@
 #include "engine/run_config.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "core/yaml_text.hpp"
 #include "problem/problem_registry.hpp"
 
 namespace fedbench {
@@ -102,28 +105,38 @@ Target Target::parse(const std::string& text) {
 std::string Target::to_text() const { return metric + op() + format_real(value); }
 
 namespace {
-void write_map(std::string& out, const ParamMap& m) {
-  for (const auto& [k, v] : m) out += "    " + k + ": " + v + "\n";
+
+// "problem:" or "solver:": its name, then its parameters in key order.
+void emit_part(YAML::Emitter& out, const char* part, const std::string& name, const ParamMap& params) {
+  out << YAML::Key << part << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << name;
+  out << YAML::Key << "params" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : params) out << YAML::Key << k << YAML::Value << v;
+  out << YAML::EndMap << YAML::EndMap;
 }
+
 }  // namespace
 
 std::string RunConfig::to_text() const {
-  std::string out;
-  out += "problem:\n  name: " + problem + "\n  params:\n";
-  write_map(out, problem_params);
-  out += "solver:\n  name: " + solver + "\n  params:\n";
-  write_map(out, solver_params);
-  out += "federation:\n  participation: " + participation.to_text() + "\n";
-  out += "seed: " + std::to_string(seed) + "\n";
-  out += "budget:\n  rounds: " + std::to_string(budget.rounds) + "\n";
-  if (budget.max_samples) out += "  max_samples: " + std::to_string(*budget.max_samples) + "\n";
-  if (budget.max_bytes) out += "  max_bytes: " + std::to_string(*budget.max_bytes) + "\n";
-  if (budget.time_limit) out += "  time_limit: " + format_real(*budget.time_limit) + "\n";
-  if (budget.target)
-    out += "  target: " + budget.target->to_text() + "\n";
-  out += "  divergence_factor: " + format_real(budget.divergence_factor) + "\n";
-  out += "eval: " + eval.to_text() + "\n";
-  return out;
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  emit_part(out, "problem", problem, problem_params);
+  emit_part(out, "solver", solver, solver_params);
+  out << YAML::Key << "federation" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "participation" << YAML::Value << participation.to_text() << YAML::EndMap;
+  out << YAML::Key << "seed" << YAML::Value << seed;
+  out << YAML::Key << "budget" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "rounds" << YAML::Value << budget.rounds;
+  if (budget.max_samples) out << YAML::Key << "max_samples" << YAML::Value << *budget.max_samples;
+  if (budget.max_bytes) out << YAML::Key << "max_bytes" << YAML::Value << *budget.max_bytes;
+  // Reals as their shortest exact text, as everywhere in the canonical configuration.
+  if (budget.time_limit) out << YAML::Key << "time_limit" << YAML::Value << format_real(*budget.time_limit);
+  if (budget.target) out << YAML::Key << "target" << YAML::Value << budget.target->to_text();
+  out << YAML::Key << "divergence_factor" << YAML::Value << format_real(budget.divergence_factor);
+  out << YAML::EndMap;
+  out << YAML::Key << "eval" << YAML::Value << eval.to_text();
+  out << YAML::EndMap;
+  return identity_yaml(out);
 }
 
 }  // namespace fedbench

@@ -77,8 +77,8 @@ struct RunConfig {
   //! tests use it to check that a solver's scratch declaration is true.
   bool scratch_per_client = false;
 
-  //! Canonical text (YAML subset, fixed key order): stored in every output file and, later,
-  //! hashed into the run's identity.
+  //! Canonical text (YAML through yaml-cpp's emitter, fixed key order; identity_yaml's forms of
+  //! empty values): stored in every output file and, later, hashed into the run's identity.
   std::string to_text() const;
 };
 

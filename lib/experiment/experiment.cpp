@@ -252,7 +252,7 @@ Experiment load_experiment(const std::string& path) {
   e.path = path;
   e.name = text_of(root["name"], path, "name");
   if (const std::string why = unusable_name(e.name); !why.empty())  // its runs go to results/reproduce/NAME
-    throw UserError(where(path, root["name"]) + "name " + json_quote(e.name) + " " + why +
+    throw UserError(where(path, root["name"]) + "name " + json_literal(e.name) + " " + why +
                     "; use letters, digits, '-', '_', '.'");
   e.title = text_of(root["title"], path, "title");
   e.reference = text_of(root["reference"], path, "reference");
@@ -325,7 +325,7 @@ Experiment load_experiment(const std::string& path) {
       if (variant.name.empty() || variant.explains.empty() || !v["suite"])
         throw UserError(where(path, v) + "a variant needs name, explains (the failed claim it diagnoses) and suite");
       if (const std::string why = unusable_name(variant.name); !why.empty())  // its runs go to variants/NAME
-        throw UserError(where(path, v["name"]) + "variant name " + json_quote(variant.name) + " " + why +
+        throw UserError(where(path, v["name"]) + "variant name " + json_literal(variant.name) + " " + why +
                         "; use letters, digits, '-', '_', '.'");
       variant.suite_path =
           (fs::path(path).parent_path() / text_of(v["suite"], path, "variant suite")).lexically_normal().string();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -47,10 +48,11 @@ Handle string_type() {
   return t;
 }
 
+// One value, or a 1-D array of `count` values when count is given.
 void write_numeric_attribute(hid_t obj, const std::string& name, hid_t file_type,
-                             hid_t memory_type, const void* value) {
+                             hid_t memory_type, const void* value, std::optional<hsize_t> count = {}) {
   if (H5Aexists(obj, name.c_str()) > 0) H5Adelete(obj, name.c_str());
-  Handle space = scalar_space();
+  Handle space = count ? Handle(H5Screate_simple(1, &*count, nullptr), H5Sclose) : scalar_space();
   Handle attr(check(H5Acreate2(obj, name.c_str(), file_type, space.id(), H5P_DEFAULT, H5P_DEFAULT),
                     "cannot write attribute " + name + " of " + object_name(obj)),
               H5Aclose);
@@ -221,6 +223,10 @@ void write_attribute(hid_t obj, const std::string& name, const std::string& valu
 
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value) {
   write_numeric_attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+void write_attribute(hid_t obj, const std::string& name, const std::vector<std::int64_t>& values) {
+  write_numeric_attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, values.data(), values.size());
 }
 
 void write_attribute(hid_t obj, const std::string& name, std::uint64_t value) {

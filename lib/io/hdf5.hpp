@@ -74,6 +74,8 @@ std::vector<std::string> list_links(hid_t group);
 
 void write_attribute(hid_t obj, const std::string& name, const std::string& value);
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
+//! A 1-D integer array attribute (a matrix's shape).
+void write_attribute(hid_t obj, const std::string& name, const std::vector<std::int64_t>& values);
 void write_attribute(hid_t obj, const std::string& name, std::uint64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 bool has_attribute(hid_t obj, const std::string& name);

@@ -42,7 +42,7 @@ class Hdf5InstanceWriter : public InstanceWriter {
     h5::write_vector(g.id(), "indptr", std::vector<std::int64_t>(indptr.begin(), indptr.end()));
     h5::write_vector(g.id(), "indices", std::vector<std::int64_t>(indices.begin(), indices.end()));
     h5::write_vector(g.id(), "data", data);
-    h5::write_attribute(g.id(), "shape", std::to_string(rows) + "," + std::to_string(cols));
+    h5::write_attribute(g.id(), "shape", std::vector<std::int64_t>{rows, cols});
     h5::write_attribute(g.id(), "rows", static_cast<std::int64_t>(rows));
     h5::write_attribute(g.id(), "cols", static_cast<std::int64_t>(cols));
     h5::write_attribute(g.id(), "meaning", meaning);

@@ -11,7 +11,7 @@
 namespace fedbench::io {
 
 inline constexpr const char* kInstanceFormat = "fedbench-instance";
-inline constexpr std::int64_t kInstanceFormatVersion = 1;
+inline constexpr std::int64_t kInstanceFormatVersion = 2;  // 2: a CSR group's shape is two integers
 
 //! Writes PATH.part and renames it to PATH when complete.
 void write_instance_file(const Problem& problem, const std::string& name,

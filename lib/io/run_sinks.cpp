@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/error.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "io/durable_rename.hpp"
 #include "io/new_file.hpp"
@@ -25,22 +26,10 @@ std::string cell(const std::string& s) {
   return q + "\"";
 }
 
-std::string json_object(const std::map<std::string, std::string>& m) {
-  std::string out = "{";
-  for (const auto& [k, v] : m) out += (out.size() > 1 ? ", " : "") + json_quote(k) + ": " + json_quote(v);
-  return out + "}";
-}
-
-std::string json_numbers(const std::map<std::string, double>& m) {
-  std::string out = "{";
-  for (const auto& [k, v] : m) out += (out.size() > 1 ? ", " : "") + json_quote(k) + ": " + json_number(v);
-  return out + "}";
-}
-
-std::string json_vector(const Vec& v) {
-  std::string out = "[";
-  for (Index i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_number(v[i]);
-  return out + "]";
+Json json_vector(const Vec& v) {
+  Json out = Json::array();
+  for (Index i = 0; i < v.size(); ++i) out.push_back(v[i]);
+  return out;
 }
 
 // PATH's directory, checked to exist with the message every writer gives.
@@ -173,52 +162,55 @@ void CsvSink::end(const RunSummary& summary) {
   pending_.clear();
 }
 
+// The run is written as it comes, each part through the JSON library and the object around
+// them by hand: memory does not grow with the rows (a run may record 10^6 of them).
 void JsonSink::begin(const RunHeader& h) {
+  metric_names_ = h.metric_names;
+  Json metrics = Json::object();
+  for (std::size_t k = 0; k < h.metric_names.size(); ++k) {
+    const MetricMeta& m = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
+    metrics[h.metric_names[k]] = {{"direction", direction_name(m.direction)}, {"description", m.description},
+                                  {"unit", m.unit}};
+  }
+  const Json header = {{"problem", h.problem},
+                       {"solver", h.solver},
+                       {"seed", h.seed},
+                       {"problem_kind", h.problem_kind},
+                       {"problem_params", h.problem_params},
+                       {"solver_params", h.solver_params},
+                       {"constants", h.constants},
+                       {"primary_metric", h.primary_metric},
+                       {"metrics", metrics},
+                       {"num_clients", h.num_clients},
+                       {"dim", h.dim},
+                       {"dim_x", h.dim_x},
+                       {"setup_time", h.setup_time},
+                       {"command_line", h.command_line}};
   if (array_) out_ << (first_run_ ? "[\n" : ",\n");
   first_run_ = false;
   first_row_ = true;
-  metric_names_ = h.metric_names;
-  out_ << "{\"id\": " << json_quote(id_) << ",\n \"header\": {"
-       << "\"problem\": " << json_quote(h.problem) << ", \"solver\": " << json_quote(h.solver)
-       << ", \"seed\": " << h.seed << ", \"problem_kind\": " << json_quote(h.problem_kind)
-       << ",\n  \"problem_params\": " << json_object(h.problem_params)
-       << ",\n  \"solver_params\": " << json_object(h.solver_params)
-       << ",\n  \"constants\": " << json_numbers(h.constants)
-       << ",\n  \"primary_metric\": " << json_quote(h.primary_metric) << ", \"metrics\": {";
-  for (std::size_t k = 0; k < h.metric_names.size(); ++k) {
-    const MetricMeta& m = k < h.metric_meta.size() ? h.metric_meta[k] : MetricMeta{};
-    out_ << (k ? ", " : "") << json_quote(h.metric_names[k]) << ": {\"direction\": "
-         << json_quote(std::string(direction_name(m.direction))) << ", \"description\": " << json_quote(m.description)
-         << ", \"unit\": " << json_quote(m.unit) << "}";
-  }
-  out_ << "},\n  \"num_clients\": " << h.num_clients << ", \"dim\": " << h.dim
-       << ", \"dim_x\": " << h.dim_x << ", \"setup_time\": " << json_number(h.setup_time)
-       << ", \"command_line\": " << json_quote(h.command_line) << "},\n \"rows\": [";
+  out_ << "{\"id\":" << json_text(id_) << ",\n\"header\":" << json_text(header) << ",\n\"rows\":[";
 }
 
 void JsonSink::row(const TrajectoryRow& r) {
-  out_ << (first_row_ ? "\n  {" : ",\n  {");
-  first_row_ = false;
-  bool first = true;
-  for (const auto& c : counter_columns()) {
-    out_ << (first ? "" : ", ") << json_quote(c.name) << ": " << c.value(r);
-    first = false;
-  }
-  out_ << ", \"wall_time\": " << json_number(r.wall_time) << ", \"eval_time\": " << json_number(r.eval_time);
+  Json row = Json::object();
+  for (const auto& c : counter_columns()) row[c.name] = c.value(r);
+  row["wall_time"] = r.wall_time;
+  row["eval_time"] = r.eval_time;
   for (std::size_t k = 0; k < r.metrics.size() && k < metric_names_.size(); ++k)
-    out_ << ", " << json_quote(metric_names_[k]) << ": " << json_number(r.metrics[k]);
-  out_ << "}";
+    row[metric_names_[k]] = r.metrics[k];
+  out_ << (first_row_ ? "\n" : ",\n") << json_text(row);
+  first_row_ = false;
 }
 
 void JsonSink::end(const RunSummary& s) {
-  out_ << "],\n \"summary\": {\"status\": " << json_quote(s.status())
-       << ", \"stop_reason\": " << json_quote(to_string(s.reason))
-       << ", \"message\": " << json_quote(s.message) << ", \"rounds\": " << s.rounds
-       << ", \"wall_time\": " << json_number(s.wall_time)
-       << ", \"eval_time\": " << json_number(s.eval_time) << ",\n  \"final\": {\"x\": "
-       << json_vector(s.final_x) << ", \"y\": " << json_vector(s.final_y);
-  if (s.final_y_star) out_ << ", \"y_star\": " << json_vector(*s.final_y_star);
-  out_ << "}}}";
+  Json final_iterate = {{"x", json_vector(s.final_x)}, {"y", json_vector(s.final_y)}};
+  if (s.final_y_star) final_iterate["y_star"] = json_vector(*s.final_y_star);
+  const Json summary = {{"status", s.status()},       {"stop_reason", to_string(s.reason)},
+                        {"message", s.message},       {"rounds", s.rounds},
+                        {"wall_time", s.wall_time},   {"eval_time", s.eval_time},
+                        {"final", final_iterate}};
+  out_ << "],\n\"summary\":" << json_text(summary) << "}";
   if (!array_) out_ << "\n";
 }
 

@@ -1,5 +1,7 @@
 #include "suite/suite.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "core/random.hpp"
 #include "core/safe_name.hpp"
 #include "core/text.hpp"
+#include "core/yaml_text.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/grid.hpp"
 
@@ -215,8 +218,12 @@ RunConfig identity_config(const RunRequest& request, const ParamMap& problem_par
 
 // The identity text of such a configuration: it and the implementation versions.
 std::string identity_of(const RunConfig& c) {
-  return c.to_text() + "versions:\n  problem: " + std::to_string(problem_registry().get(c.problem).version) +
-         "\n  solver: " + std::to_string(solver_registry().get(c.solver).version) + "\n";
+  YAML::Emitter versions;
+  versions << YAML::BeginMap << YAML::Key << "versions" << YAML::Value << YAML::BeginMap;
+  versions << YAML::Key << "problem" << YAML::Value << problem_registry().get(c.problem).version;
+  versions << YAML::Key << "solver" << YAML::Value << solver_registry().get(c.solver).version;
+  versions << YAML::EndMap << YAML::EndMap;
+  return c.to_text() + identity_yaml(versions);
 }
 
 }  // namespace
@@ -246,14 +253,14 @@ void read_name_and_results(const YAML::Node& root, const std::string& path, cons
   if (root["name"]) {
     suite.name = scalar(root["name"], path, "name");
     if (const std::string why = unusable_name(suite.name); !why.empty())
-      throw UserError(where(path, root["name"]) + "name " + json_quote(suite.name) + " " + why +
+      throw UserError(where(path, root["name"]) + "name " + json_literal(suite.name) + " " + why +
                       "; a suite's name is a directory name (results/NAME): use letters, digits, '-', '_', '.'");
   } else {
     std::string stem = path.substr(path.find_last_of('/') + 1);
     suite.name = stem.substr(0, stem.find('.'));
     if (const std::string why = unusable_name(suite.name); !why.empty())
       throw UserError(path + ": a suite without 'name' is named after its file, and " +
-                      json_quote(suite.name) + " " + why +
+                      json_literal(suite.name) + " " + why +
                       "; add name: NAME with letters, digits, '-', '_', '.'");
   }
   suite.results_dir = overrides.results_dir.empty()

@@ -40,6 +40,9 @@ import sys, h5py, numpy as np
 inst, run = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
 X = inst["data/train/X"]
 rows, cols = int(X.attrs["rows"]), int(X.attrs["cols"])
+shape = X.attrs["shape"]  # two integers (scipy.sparse's shape), not text
+assert shape.dtype.kind == "i" and tuple(shape) == (len(X["indptr"]) - 1, cols), shape
+assert X["indices"][()].max() < cols
 dense = np.zeros((rows, cols))
 indptr, indices, data = X["indptr"][()], X["indices"][()], X["data"][()]
 for r in range(rows):

@@ -93,7 +93,7 @@ checks=$((checks + 1))
 FEDBENCH_PYTHON="$python" "$fedbench" report "$results" -o "$scratch/report" >/dev/null 2>&1
 grep -q 'class="badge error">stale</span> 4 runs made by other code or from other data' "$scratch/report/index.html" ||
   { echo "FAIL: the report page does not say its runs are stale"; failures=$((failures + 1)); }
-expect_ok '"state": "stale", "why": "data: data file ' "$fedbench" plan "$scratch/data.yaml" --results "$results" --json
+expect_ok '"state":"stale","why":"data: data file ' "$fedbench" plan "$scratch/data.yaml" --results "$results" --json
 expect_ok "rerunning 4 stale runs" "$fedbench" run "$scratch/data.yaml" --results "$results"
 expect_ok "4 done, 0 partial, 0 new;" "$fedbench" plan "$scratch/data.yaml" --results "$results"
 checks=$((checks + 1))

@@ -90,4 +90,16 @@ if [ "$rc" != 1 ] || ! grep -q '^claim: Local GDA is better than ProxSkip-GDA-FL
    || ! grep -q '^2 passed, 1 failed$' <<<"$out"; then
   echo "FAIL: a false claim was not reported (exit $rc)"; echo "$out" | tail -n 3; failures=$((failures + 1))
 fi
+# --json: the same verdicts as one document on stdout (the runs are done: resumed, not rerun).
+checks=$((checks + 1))
+FEDBENCH_EXPERIMENTS="$scratch/experiments" "$fedbench" reproduce impossible --quick --json --no-figure \
+  -o "$scratch/impossible" >"$scratch/impossible.json" && rc=0 || rc=$?
+if [ "$rc" != 1 ] || ! "$python" - "$scratch/impossible.json" "$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = [l for l in sys.argv[2].splitlines() if l.startswith("claim: ")]
+assert d["name"] == "impossible" and (d["passed"], d["failed"]) == (2, 1), d
+assert [c["line"] for c in d["claims"]] == text and [c["passed"] for c in d["claims"]] == [False, True, True], d
+PY
+then echo "FAIL: reproduce --json (exit $rc)"; failures=$((failures + 1)); fi
 finish

@@ -140,8 +140,11 @@ TEST_CASE("idx: the MNIST test set has 10000 28x28 images with the known digit c
   const std::string bad = temp("bad.idx");
   std::ofstream(bad, std::ios::binary) << std::string("\0\0\x08\x03\0\0\0\x05", 8);
   CHECK_THROWS_WITH(read_idx(bad), (bad + ": truncated header (read 0 of 4 bytes)").c_str());
+  std::ofstream(bad, std::ios::binary) << "P5\x03\x04";
+  CHECK_THROWS_WITH(read_idx(bad), (bad + ": not an IDX file (magic bytes 80 53, want 0 0)").c_str());
   std::ofstream(bad, std::ios::binary) << "PK\x03\x04";
-  CHECK_THROWS_WITH(read_idx(bad), (bad + ": not an IDX file (magic bytes 80 75, want 0 0)").c_str());
+  CHECK_THROWS_WITH(read_idx(bad),
+                    (bad + " is zip-compressed; decompress it first (unzip " + bad + ")").c_str());
   // A header that announces about 2 GB in an 8-byte file: refused without allocating its claim.
   std::ofstream(bad, std::ios::binary) << std::string("\0\0\x08\x01\x7f\xff\xff\xff", 8);
   CHECK_THROWS_WITH(read_idx(bad), (bad + ": the header announces 2147483647 bytes of data but the file holds 0 "
