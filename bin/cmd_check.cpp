@@ -59,6 +59,7 @@ std::function<int()> add_check(CLI::App& app) {
       throw UserError("reference directory " + o->reference +
                       " does not exist; create it with --update");
     if (o->prune && !o->update) throw UserError("--prune goes with --update");
+    if (o->json && o->update) throw UserError("--json reports a comparison; drop it with --update");
     // Files the suite never wrote are left alone unless the user says to delete them: the
     // directory may hold another suite's references.
     if (o->update && !o->prune)

@@ -109,6 +109,8 @@ expect_fail 2 "fedbench: tolerance 'rel_error' is not of the form METRIC=BAND (B
   "$fedbench" check $smoke --reference "$scratch/ref" --tolerance rel_error
 expect_fail 2 "fedbench: reference directory $scratch/none does not exist; create it with --update" \
   "$fedbench" check $smoke --reference "$scratch/none"
+expect_fail 2 "fedbench: --json reports a comparison; drop it with --update" \
+  "$fedbench" check $smoke --reference "$scratch/ref" --update --json
 
 # --update leaves files the suite never wrote alone unless told to delete them.
 cp -r results/reference/smoke "$scratch/ref-update"
