@@ -1,4 +1,4 @@
-// `fedbench check SUITE.yaml --reference DIR [--tolerance METRIC=BAND] [--update]`: rerun a
+// `fedbench check SUITE.yaml --reference DIR [--tolerance METRIC=BAND] [--update] [--json]`: rerun a
 // suite and compare every trajectory with its stored reference.
 #include <filesystem>
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "core/scratch_cleanup.hpp"
 #include "engine/runner.hpp"
 #include "results/check.hpp"
+#include "results/check_report.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/suite_runner.hpp"
 
@@ -20,7 +21,7 @@ std::function<int()> add_check(CLI::App& app) {
   struct Options {
     std::string suite, reference, results;
     std::vector<std::string> tolerances;
-    bool update = false, prune = false, quiet = false;
+    bool update = false, prune = false, quiet = false, json = false;
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -35,6 +36,9 @@ std::function<int()> add_check(CLI::App& app) {
   sub->add_option("--results", o->results, "keep the fresh runs here (default: a temporary dir)");
   add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("-q,--quiet", o->quiet, "no progress line");
+  sub->add_flag("--json", o->json,
+                "print every curve's verdict, largest deviation, its round and band, and the "
+                "references with no run, as JSON");
   return [o] {
     namespace fs = std::filesystem;
     const suite::Tolerances tolerances = suite::parse_tolerances(o->tolerances);
@@ -55,6 +59,7 @@ std::function<int()> add_check(CLI::App& app) {
       throw UserError("reference directory " + o->reference +
                       " does not exist; create it with --update");
     if (o->prune && !o->update) throw UserError("--prune goes with --update");
+    if (o->json && o->update) throw UserError("--json reports a comparison; drop it with --update");
     // Files the suite never wrote are left alone unless the user says to delete them: the
     // directory may hold another suite's references.
     if (o->update && !o->prune)
@@ -75,9 +80,12 @@ std::function<int()> add_check(CLI::App& app) {
         const int n = suite::update_references(s, fresh, o->reference, o->prune);
         std::cout << "updated " << n << " references in " << o->reference << "\n";
       } else {
-        const auto totals = suite::check_against_reference(s, fresh, o->reference, tolerances,
-                                                           std::cout);
-        code = totals.failed > 0 ? 1 : 0;
+        const auto report = suite::check_against_reference(s, fresh, o->reference, tolerances);
+        if (o->json)
+          std::cout << suite::check_report_json(report).dump(2) << "\n";
+        else
+          suite::print_check_report(report, std::cout);
+        code = report.failed > 0 ? 1 : 0;
       }
     }
     return code;

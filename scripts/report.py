@@ -318,10 +318,19 @@ def grid_table(sec):
                      "; ".join(f"{H.esc(k)} ∈ {{{H.esc(', '.join(fr.format_value(v) for v in vs))}}}"
                                for k, vs in values.items()) or "—",
                      f'<span class=msg>{H.esc(params_text(fixed))}</span>',
-                     H.esc(", ".join(str(v) for v in sorted({r.attrs.get('seed') for r in runs}))),
+                     seeds_cell(sec, s),
                      " ".join(f"{H.badge(k)} {n}" for k, n in statuses.items())])
-    return H.table(["solver", "configurations", "values tried", "fixed", "seeds", "runs"], rows,
-                   numeric={1}, raw=set(range(6)), nowrap={0, 5})
+    return H.table(["solver", "configurations", "values tried", "fixed", "seeds per configuration", "runs"], rows,
+                   numeric={1, 4}, raw=set(range(6)), nowrap={0, 5})
+
+
+def seeds_cell(sec, solver):
+    """How many seeds each configuration of `solver` ran ("2–3" where they differ); the seed
+    values, which may be hundreds, only in the tooltip."""
+    counts = sorted({len({r.attrs.get("seed") for r in rs}) for (sv, _), rs in sec.configs.items() if sv == solver})
+    seeds = sorted({r.attrs.get("seed") for (sv, _), rs in sec.configs.items() if sv == solver for r in rs})
+    text = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    return f'<span title="seeds {H.esc(", ".join(str(v) for v in seeds))}">{text}</span>'
 
 
 def section_html(k, sec, targets, colors, heading, default_targets=True):

@@ -19,8 +19,10 @@ h3 { font-size: 16px; margin: 24px 0 6px; color: #333; }
 .meta code, .note code, td code { font-size: 12.5px; background: #f6f8fa; padding: 1px 4px;
        border-radius: 4px; }
 nav ul { columns: 2; margin: 8px 0 0; padding-left: 20px; }
-table { border-collapse: collapse; margin: 6px 0 8px; font-size: 13.5px; }
+.table { overflow-x: auto; max-width: 100%; margin: 6px 0 8px; }
+table { border-collapse: collapse; font-size: 13.5px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
+td { max-width: 36em; overflow-wrap: anywhere; }
 th { background: #f3f4f6; font-weight: 600; border-bottom: 1px solid #d0d7de; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr:hover td { background: #fafbfc; }
@@ -83,8 +85,9 @@ def badge(status):
 def table(header, rows, numeric=(), raw=(), nowrap=()):
     """header: column titles; rows: lists of cells (text, escaped unless the column is in
     `raw`); numeric: column indices right-aligned; nowrap: columns kept on one line (names,
-    badges). A cell may be (text, 'best') to bold it."""
-    out = ["<table><thead><tr>"]
+    badges). A cell may be (text, 'best') to bold it. Long cells wrap (anywhere, past 36em);
+    a table still wider than the page scrolls inside its own box, not the page."""
+    out = ['<div class="table"><table><thead><tr>']
     out += [f'<th class="num">{esc(h)}</th>' if i in numeric else f"<th>{esc(h)}</th>"
             for i, h in enumerate(header)]
     out.append("</tr></thead><tbody>")
@@ -102,7 +105,7 @@ def table(header, rows, numeric=(), raw=(), nowrap=()):
             cls = f' class="{" ".join(extra)}"' if extra else ""
             out.append(f"<td{cls}>{cell if i in raw else esc(cell)}</td>")
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 

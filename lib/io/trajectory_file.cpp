@@ -11,6 +11,7 @@
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/data_in_use.hpp"
 #include "io/durable_rename.hpp"
 #include "io/hdf5.hpp"
 #include "problem/metric_names.hpp"
@@ -290,10 +291,17 @@ std::string summarize_trajectory(const StoredRun& run) {
   } else {
     o << "code:     not recorded (written before fedbench recorded the code behind a run)\n";
   }
-  o
-    << "\nconfiguration:\n";
-  for (const auto& line : split(text("config"), '\n'))
-    if (!line.empty()) o << "  " << line << "\n";
+  const auto data = data_in_use(run.problem_params);
+  if (data) o << "dataset:  " << data->what << "\n";
+  o << "\nconfiguration:\n";
+  bool problem_section = false;
+  for (const auto& line : split(text("config"), '\n')) {
+    if (line.empty()) continue;
+    if (line[0] != ' ') problem_section = line == "problem:";
+    // The default registered name stays in a file-reading run's parameters: say it is unused.
+    const bool unused = problem_section && data && data->unused_dataset && line.rfind("    dataset: ", 0) == 0;
+    o << "  " << line << (unused ? "  (not used: the data are the file above)" : "") << "\n";
+  }
   o << "\nconstants:\n";
   for (const auto& [k, v] : run.constants) o << "  " << k << " = " << format_real(v) << "\n";
   o << "\ntrajectory: " << run.num_rows() << " rows\n";

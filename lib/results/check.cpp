@@ -4,7 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -56,83 +58,122 @@ std::vector<std::string> compared_columns(const io::StoredRun& run) {
   return out;
 }
 
-}  // namespace
-
-std::optional<std::string> compare_runs(const io::StoredRun& fresh, const io::StoredRun& ref,
-                                        const Tolerances& tolerances) {
-  if (fresh.text.at("status") != ref.text.at("status"))
-    return "status " + fresh.text.at("status") + ", reference " + ref.text.at("status");
-  const auto columns = compared_columns(fresh);
-  if (columns != compared_columns(ref))
-    return "columns differ: " + join(columns, ",") + " vs reference " +
-           join(compared_columns(ref), ",");
-  if (fresh.num_rows() != ref.num_rows())
-    return std::to_string(fresh.num_rows()) + " rows, reference " + std::to_string(ref.num_rows());
-  const auto& rounds = fresh.column("round");
-  for (const auto& name : columns) {
-    const auto& a = fresh.column(name);
-    const auto& b = ref.column(name);
-    const auto band = band_for(tolerances, name);
-    for (std::size_t r = 0; r < a.size(); ++r) {
-      const bool ok = band ? within_band(a[r], b[r], *band) : same_bits(a[r], b[r]);
-      if (!ok)
-        return "column " + name + " differs at round " + format_real(rounds[r]) + ": " +
-               format_real(a[r]) + ", reference " + format_real(b[r]) +
-               (band ? " (band " + format_real(*band) + " decades)" : " (exact)");
-    }
+// How far apart two values are in the measure the comparison uses, consistent with its
+// verdict (0 only where it accepts): log distance for a banded column, absolute for an exact
+// one; a pair no log compares, or a NaN against a number, is infinitely far.
+double distance(double a, double b, bool banded) {
+  if (same_bits(a, b)) return 0;
+  if (banded) {
+    if (std::isnan(a) && std::isnan(b)) return 0;
+    if (!(a > 0) || !(b > 0) || !std::isfinite(a) || !std::isfinite(b)) return INFINITY;
+    return std::fabs(std::log10(a) - std::log10(b));
   }
-  return std::nullopt;
+  const double d = std::fabs(a - b);
+  if (std::isnan(d)) return INFINITY;
+  return d > 0 ? d : std::numeric_limits<double>::denorm_min();  // +0 against -0: other bits
 }
 
-CheckTotals check_against_reference(const Suite& suite, const std::string& fresh_dir,
-                                    const std::string& reference_dir, const Tolerances& tolerances,
-                                    std::ostream& out) {
-  const ResultsStore fresh(fresh_dir), reference(reference_dir);
-  CheckTotals totals;
-  int stale_references = 0;
-  std::string first_stale;
-  for (const auto& run : suite.runs) {
-    const std::string who = run.id + " (" + run.request.solver + ", seed " +
-                            std::to_string(run.request.seed) + ")";
-    std::string why;
-    const RunState reference_state = reference.state(run, &why);
-    // Made by other code: still compared (that is what a regression check is for), and said.
-    if (reference_state == RunState::stale && stale_references++ == 0) first_stale = run.id + ": " + why;
-    if (reference_state == RunState::corrupt) {
-      out << "FAIL " << who << ": reference " << reference.run_file(run.id)
-          << " is not a complete run (" << run_file_problem(reference.run_file(run.id))
-          << "); rewrite it with --update\n";
-      ++totals.failed;
-      continue;
-    }
-    if (reference_state != RunState::done && reference_state != RunState::stale) {
-      out << "FAIL " << who << ": no reference in " << reference_dir
-          << "; create it with --update\n";
-      ++totals.failed;
-      continue;
-    }
-    const io::StoredRun fresh_run = io::read_trajectory_screened(fresh.run_file(run.id));
-    const io::StoredRun reference_run = io::read_trajectory_screened(reference.run_file(run.id));
-    if (fresh_run.record.header.env.isa != reference_run.record.header.env.isa)
-      throw UserError("reference " + reference.run_file(run.id) + " was written by a " +
-                      reference_run.record.header.env.isa + " build and this fedbench is a " +
-                      fresh_run.record.header.env.isa + " build; results compare bit for bit only within one "
-                      "instruction set: build with -DFEDBENCH_ISA=" + reference_run.record.header.env.isa +
-                      " or write references for this build with --update");
-    const auto diff = compare_runs(fresh_run, reference_run, tolerances);
-    if (diff) {
-      out << "FAIL " << who << ": " << *diff << "\n";
-      ++totals.failed;
-    } else {
-      ++totals.passed;
+CurveVerdict compare_column(const std::string& name, const std::vector<double>& fresh,
+                            const std::vector<double>& ref, const std::vector<double>& rounds,
+                            std::optional<double> band) {
+  CurveVerdict v;
+  v.column = name;
+  v.band_decades = band;
+  std::size_t worst = 0;
+  double worst_distance = -1;
+  for (std::size_t r = 0; r < fresh.size(); ++r) {
+    const bool ok = band ? within_band(fresh[r], ref[r], *band) : same_bits(fresh[r], ref[r]);
+    if (!ok) v.passed = false;
+    if (const double d = distance(fresh[r], ref[r], band.has_value()); d > worst_distance) {
+      worst_distance = d;
+      worst = r;
     }
   }
-  if (stale_references > 0)
-    out << "note: " << stale_references << " reference" << (stale_references == 1 ? " was" : "s were")
-        << " made by other code or from other data than this build's (e.g. " << first_stale
-        << "); compared all the same; --update rewrites them\n";
-  out << totals.passed << " passed, " << totals.failed << " failed\n";
-  return totals;
+  if (fresh.empty()) return v;
+  v.round = rounds[worst];
+  v.fresh = fresh[worst];
+  v.reference = ref[worst];
+  v.deviation = std::fabs(v.fresh - v.reference);
+  v.decades = same_bits(v.fresh, v.reference)          ? 0.0
+              : v.fresh > 0 && v.reference > 0 ? std::fabs(std::log10(v.fresh / v.reference))
+                                               : NAN;
+  const bool log_band = band && v.reference > 0 && std::isfinite(v.reference);
+  v.band_low = log_band ? v.reference * std::pow(10.0, -*band) : v.reference;
+  v.band_high = log_band ? v.reference * std::pow(10.0, *band) : v.reference;
+  return v;
+}
+
+}  // namespace
+
+bool RunVerdict::passed() const {
+  if (!problem.empty()) return false;
+  for (const auto& c : curves)
+    if (!c.passed) return false;
+  return true;
+}
+
+RunVerdict compare_runs(const io::StoredRun& fresh, const io::StoredRun& ref,
+                        const Tolerances& tolerances) {
+  RunVerdict v;
+  if (fresh.text.at("status") != ref.text.at("status")) {
+    v.problem = "status " + fresh.text.at("status") + ", reference " + ref.text.at("status");
+    return v;
+  }
+  const auto columns = compared_columns(fresh);
+  if (columns != compared_columns(ref)) {
+    v.problem = "columns differ: " + join(columns, ",") + " vs reference " +
+                join(compared_columns(ref), ",");
+    return v;
+  }
+  if (fresh.num_rows() != ref.num_rows()) {
+    v.problem = std::to_string(fresh.num_rows()) + " rows, reference " + std::to_string(ref.num_rows());
+    return v;
+  }
+  const auto& rounds = fresh.column("round");
+  for (const auto& name : columns)
+    v.curves.push_back(compare_column(name, fresh.column(name), ref.column(name), rounds,
+                                      band_for(tolerances, name)));
+  return v;
+}
+
+CheckReport check_against_reference(const Suite& suite, const std::string& fresh_dir,
+                                    const std::string& reference_dir, const Tolerances& tolerances) {
+  const ResultsStore fresh(fresh_dir), reference(reference_dir);
+  CheckReport report;
+  for (const auto& run : suite.runs) {
+    RunVerdict verdict;
+    std::string why;
+    const RunState reference_state = reference.state(run, &why);
+    if (reference_state == RunState::corrupt) {
+      verdict.problem = "reference " + reference.run_file(run.id) + " is not a complete run (" +
+                        run_file_problem(reference.run_file(run.id)) + "); rewrite it with --update";
+    } else if (reference_state != RunState::done && reference_state != RunState::stale) {
+      verdict.problem = "no reference in " + reference_dir + "; create it with --update";
+      verdict.missing_reference = true;
+    } else {
+      const io::StoredRun fresh_run = io::read_trajectory_screened(fresh.run_file(run.id));
+      const io::StoredRun reference_run = io::read_trajectory_screened(reference.run_file(run.id));
+      if (fresh_run.record.header.env.isa != reference_run.record.header.env.isa)
+        throw UserError("reference " + reference.run_file(run.id) + " was written by a " +
+                        reference_run.record.header.env.isa + " build and this fedbench is a " +
+                        fresh_run.record.header.env.isa + " build; results compare bit for bit only within one "
+                        "instruction set: build with -DFEDBENCH_ISA=" + reference_run.record.header.env.isa +
+                        " or write references for this build with --update");
+      verdict = compare_runs(fresh_run, reference_run, tolerances);
+      // Made by other code: still compared (that is what a regression check is for), and said.
+      verdict.stale_reference = reference_state == RunState::stale;
+      if (verdict.stale_reference && report.stale_references++ == 0)
+        report.first_stale = run.id + ": " + why;
+    }
+    verdict.id = run.id;
+    verdict.solver = run.request.solver;
+    verdict.seed = run.request.seed;
+    ++(verdict.passed() ? report.passed : report.failed);
+    report.runs.push_back(std::move(verdict));
+  }
+  for (const auto& file : foreign_references(suite, reference_dir))
+    report.references_without_run.push_back(fs::path(file).filename().string());
+  return report;
 }
 
 std::vector<std::string> foreign_references(const Suite& suite, const std::string& reference_dir) {

@@ -323,7 +323,7 @@ Budget read_budget(const YAML::Node& root, const std::string& path, const SuiteO
 EvalSchedule read_eval(const YAML::Node& root, const std::string& path) {
   EvalSchedule eval;
   if (const auto e = root["eval"]) {
-    check_keys(e, {"every", "log"}, path, "eval");
+    check_keys(e, {"every", "log", "min_points"}, path, "eval");
     if (e["every"]) eval.every = whole_number(e["every"], path, "eval every", 1);
     if (e["log"]) {  // an int: 2^32 would wrap to 0, silently every round
       const std::int64_t log = whole_number(e["log"], path, "eval log", 1);
@@ -334,6 +334,25 @@ EvalSchedule read_eval(const YAML::Node& root, const std::string& path) {
       eval.log_points_per_decade = static_cast<int>(log);
     }
   }
+  return eval;
+}
+
+// A budget cut short from outside (an experiment's --quick rounds) keeps the file's schedule
+// for the full budget, which may leave a curve of two or three points. A suite that gives
+// `eval: {min_points: N}` evaluates such runs at the largest divisor of `every` that gives at
+// least N rows after round 0, so every round the file's schedule evaluates (a claim's round)
+// is still evaluated. Only on request: where an evaluation costs many rounds, more points
+// multiply the quick run's time.
+EvalSchedule shortened_eval(EvalSchedule eval, const YAML::Node& root, const std::string& path,
+                            const SuiteOverrides& overrides, std::int64_t rounds) {
+  const auto e = root["eval"];
+  if (!e || !e["min_points"]) return eval;
+  const std::int64_t points = whole_number(e["min_points"], path, "eval min_points", 1);
+  if (!overrides.rounds || eval.log_points_per_decade > 0 || rounds / eval.every >= points) return eval;
+  std::int64_t every = 1;
+  for (std::int64_t d = 1; d <= std::min(eval.every, rounds / points); ++d)
+    if (eval.every % d == 0) every = d;
+  eval.every = every;
   return eval;
 }
 
@@ -497,7 +516,7 @@ SuitePlan load_suite_plan(const std::string& path, const SuiteOverrides& overrid
   read_name_and_results(root, path, overrides, plan);
   const std::vector<std::uint64_t> seeds = read_seeds(root, path, overrides);
   plan.budget = read_budget(root, path, overrides);
-  const EvalSchedule eval = read_eval(root, path);
+  const EvalSchedule eval = shortened_eval(read_eval(root, path), root, path, overrides, plan.budget.rounds);
   std::vector<Participation> participations{Participation{}};
   if (root["participation"]) participations = read_participations(root["participation"], path);
 

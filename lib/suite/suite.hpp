@@ -54,7 +54,9 @@ struct SuiteOverrides {
   std::string results_dir;                                  //!< empty: from the file
   //! Only the entries with these names (empty: all); a name the suite lacks is an error.
   std::vector<std::string> only_problems, only_solvers;
-  //! Replace the file's seeds and rounds (experiments: report seeds, quick budgets).
+  //! Replace the file's seeds and rounds (experiments: report seeds, quick budgets). Shorter
+  //! rounds also evaluate more often where the file asks for `eval: {min_points: N}` and its
+  //! `every` would leave fewer than N rows after round 0 (at a divisor of `every`).
   std::vector<std::uint64_t> seeds;
   std::optional<std::int64_t> rounds;
 };

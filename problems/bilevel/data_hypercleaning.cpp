@@ -36,8 +36,9 @@
 // run has to beat this start, not only `ones`), so the baselines are runs of this same
 // problem; x is then unused (grad_x g = 0) and y*(x) is the baseline classifier.
 // Metrics: test accuracy and loss of W*(x) (Newton from the model's W), test accuracy of the
-// model's W, and the fraction of corrupted / clean training rows with sigma(x_j) < 0.5 (the
-// recall and false-positive rate of flagging corrupted samples; our choice of metrics).
+// model's W, and the fraction of corrupted / clean training rows whose weight in g is below
+// 1/2, sigma(x_j) or the fixed weight (the recall and false-positive rate of flagging
+// corrupted samples; our choice of metrics): 1 and 0 under the `clean` oracle.
 #include <algorithm>
 #include <cmath>
 
@@ -137,7 +138,8 @@ class DataHypercleaning : public BilevelProblem {
              "f_i = mean CE over the client's validation_rows, upper_value = mean_i f_i; "
              "g_i = mean over the client's training rows of sigmoid(x_j) CE + ridge ||W||^2 (labels: the observed "
              "ones); test metrics: argmax of the logits (first maximum) on test/X; corrupted_low_weight and "
-             "clean_low_weight: fraction of corrupted / clean entries of x below 0", "");
+             "clean_low_weight: fraction of corrupted / clean training rows whose weight in g is below 1/2 "
+             "(learned: x_j < 0; fixed weights: the fixed weight)", "");
     out.scalar("ridge", ridge_, "gamma_r of gamma_r ||W||_F^2");
     out.scalar("classes", static_cast<double>(classes_), "C, classes");
     write_rows(out, "X", X_, dense_, "training and validation rows a_j of every client");
@@ -268,10 +270,14 @@ class DataHypercleaning : public BilevelProblem {
       out[2] = test_accuracy(w_of(z), nullptr);
       k = 3;
     }
+    // The weight the lower level gives the row, learned or fixed: under weights=clean every
+    // corrupted row has weight 0, so the oracle flags all of them (a fraction of 1).
     double corrupted_low = 0, corrupted = 0, clean_low = 0, clean = 0;
-    for (Index j = 0; j < dim_x(); ++j) {  // sigma(x_j) < 0.5 <=> x_j < 0
+    for (Index j = 0; j < dim_x(); ++j) {
       (corrupted_[j] ? corrupted : clean) += 1;
-      (corrupted_[j] ? corrupted_low : clean_low) += z(j) < 0;
+      // sigma(x_j) < 1/2 <=> x_j < 0, without exp's rounding at tiny x_j
+      const bool low = weights_ == Params::Weights::learned ? z(j) < 0 : weight(z, j) < 0.5;
+      (corrupted_[j] ? corrupted_low : clean_low) += low;
     }
     out[k++] = corrupted > 0 ? corrupted_low / corrupted : 0.0;
     out[k] = clean > 0 ? clean_low / clean : 0.0;

@@ -26,16 +26,91 @@ PY
 checks=$((checks + 1))
 out=$("$fedbench" check $smoke --reference "$scratch/ref" -q) && rc=0 || rc=$?
 if [ "$rc" != 1 ] || ! grep -q "^19 passed, 1 failed" <<<"$out" \
-   || ! grep -q "FAIL ${victim%.h5} .*column rel_error differs at round 15" <<<"$out"; then
+   || ! grep -q "FAIL ${victim%.h5} .*: rel_error deviates most at round 15 by .*(exact)$" <<<"$out"; then
   echo "FAIL: a perturbed reference was not caught (exit $rc)"; echo "$out" | tail -n 3
   failures=$((failures + 1))
 fi
 expect_ok "^20 passed, 0 failed" "$fedbench" check $smoke --reference "$scratch/ref" -q \
   --tolerance rel_error=0.01
+
+# What a failing curve prints (largest deviation, its round, the band) and --json, against
+# Python reading the fresh and the reference file: rel_error off at two rows, one reference
+# removed (a run with no reference) and one planted under an id the suite lacks.
+cp -r results/reference/smoke "$scratch/ref2"
+removed=$(cd "$scratch/ref2/runs" && ls | grep -v "^$victim$" | head -n 1)
+rm "$scratch/ref2/runs/$removed"
+cp "$scratch/ref2/runs/$victim" "$scratch/ref2/runs/0000000000000000.h5"
+"$python" - "$scratch/ref2/runs/$victim" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    f["trajectory/rel_error"][3] *= 1.003
+    f["trajectory/rel_error"][7] *= 1.08
+PY
+for band in exact 0.01; do
+  tolerance=()
+  [ $band != exact ] && tolerance=(--tolerance "rel_error=$band")
+  "$fedbench" check $smoke --reference "$scratch/ref2" -q --results "$scratch/fresh-$band" \
+    "${tolerance[@]}" >"$scratch/check-$band.txt" && rc=0 || rc=$?
+  "$fedbench" check $smoke --reference "$scratch/ref2" -q --results "$scratch/fresh-$band" \
+    "${tolerance[@]}" --json >"$scratch/check-$band.json" && rc_json=0 || rc_json=$?
+  checks=$((checks + 1))
+  if [ "$rc" != 1 ] || [ "$rc_json" != 1 ] || ! "$python" - "$band" "$scratch/fresh-$band/runs/$victim" \
+       "$scratch/ref2/runs/$victim" "$scratch/check-$band.txt" "$scratch/check-$band.json" \
+       "${victim%.h5}" "${removed%.h5}" "$scratch/ref2" <<'PY'
+import json, math, re, sys, h5py, numpy as np
+band, fresh_file, ref_file, text_file, json_file, victim, removed, ref_dir = sys.argv[1:]
+with h5py.File(fresh_file) as f, h5py.File(ref_file) as r:
+    a, b = f["trajectory/rel_error"][()], r["trajectory/rel_error"][()]
+    rounds = f["trajectory/round"][()]
+    columns = [c for c in f["trajectory"] if c not in ("wall_time", "eval_time")]
+if band == "exact":
+    k = int(np.argmax(np.abs(a - b)))
+    low = high = b[k]
+else:
+    k = int(np.argmax(np.abs(np.log10(a / b))))
+    low, high = b[k] * 10 ** -float(band), b[k] * 10 ** float(band)
+close = lambda x, y: math.isclose(float(x), float(y), rel_tol=1e-12)
+text = open(text_file).read()
+m = re.search(rf"^FAIL {victim} \([^)]*\): rel_error deviates most at round (\S+) by (\S+): (\S+), "
+              rf"reference (\S+); (must equal (\S+) \(exact\)|band \[(\S+), (\S+)\] \((\S+) decades\))$", text, re.M)
+assert m, text
+assert close(m[1], rounds[k]) and close(m[2], abs(a[k] - b[k])) and close(m[3], a[k]) and close(m[4], b[k]), m.groups()
+if band == "exact":
+    assert close(m[6], b[k]), m.groups()
+else:
+    assert close(m[7], low) and close(m[8], high) and close(m[9], band), m.groups()
+assert re.search(rf"^FAIL {removed} \(.*\): no reference in {re.escape(ref_dir)}; create it with --update$", text, re.M), text
+assert re.search(r"^note: 1 reference has no run in the suite .*: 0000000000000000.h5; --update --prune deletes them$", text, re.M), text
+assert text.endswith("18 passed, 2 failed\n"), text[-200:]
+j = json.load(open(json_file))
+assert (j["passed"], j["failed"]) == (18, 2), (j["passed"], j["failed"])
+assert j["runs_without_reference"] == [removed], j["runs_without_reference"]
+assert j["references_without_run"] == ["0000000000000000.h5"], j["references_without_run"]
+runs = {r["id"]: r for r in j["runs"]}
+assert len(runs) == 20 and runs[removed]["verdict"] == "fail" and runs[removed]["curves"] == []
+for rid, run in runs.items():
+    if rid != removed:
+        assert sorted(c["metric"] for c in run["curves"]) == sorted(columns), (rid, run["curves"])
+        assert run["verdict"] == ("fail" if rid == victim else "pass"), rid
+curve = next(c for c in runs[victim]["curves"] if c["metric"] == "rel_error")
+assert curve["verdict"] == "fail" and close(curve["round"], rounds[k]), curve
+assert close(curve["deviation"], abs(a[k] - b[k])) and close(curve["decades"], abs(math.log10(a[k] / b[k])))
+assert close(curve["band"]["low"], low) and close(curve["band"]["high"], high), curve
+assert curve["band"]["decades"] == (None if band == "exact" else float(band)), curve
+others = [c for c in runs[victim]["curves"] if c["metric"] != "rel_error"]
+assert all(c["verdict"] == "pass" and c["deviation"] == 0 for c in others), others
+PY
+  then
+    echo "FAIL: check's report of a deviating curve ($band)"; cat "$scratch/check-$band.txt"
+    failures=$((failures + 1))
+  fi
+done
 expect_fail 2 "fedbench: tolerance 'rel_error' is not of the form METRIC=BAND (BAND >= 0, in decades; METRIC may be *), e.g. rel_error=0.1" \
   "$fedbench" check $smoke --reference "$scratch/ref" --tolerance rel_error
 expect_fail 2 "fedbench: reference directory $scratch/none does not exist; create it with --update" \
   "$fedbench" check $smoke --reference "$scratch/none"
+expect_fail 2 "fedbench: --json reports a comparison; drop it with --update" \
+  "$fedbench" check $smoke --reference "$scratch/ref" --update --json
 
 # --update leaves files the suite never wrote alone unless told to delete them.
 cp -r results/reference/smoke "$scratch/ref-update"

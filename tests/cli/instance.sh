@@ -155,6 +155,22 @@ print(f"phi numpy {phi:.15e} file {stored:.15e}")
 PY
 then failures=$((failures + 1)); echo "FAIL: wgan-gaussian Phi recomputed from the instance"; fi
 
+# --clients M is -p clients=M, as in run: the instance holds M clients (counted by h5py), the
+# same bytes of data as the -p form, and the flag wins over -p as it does in run.
+expect_ok '^written: ' "$fedbench" instance quadratic-game --clients 5 -p samples=6 -p dim=3 -o "$scratch/c5.h5"
+expect_ok '^written: ' "$fedbench" instance quadratic-game -p clients=5 -p samples=6 -p dim=3 -o "$scratch/p5.h5"
+expect_ok '^written: ' "$fedbench" instance quadratic-game -p clients=2 --clients 5 -p samples=6 -p dim=3 -o "$scratch/w5.h5"
+checks=$((checks + 1))
+if ! "$python" - "$scratch/c5.h5" "$scratch/p5.h5" "$scratch/w5.h5" <<'PY'
+import sys, h5py, numpy as np
+files = [h5py.File(f) for f in sys.argv[1:]]
+for f in files:
+    assert len(f["data/clients"]) == 5, (f.filename, len(f["data/clients"]))
+    for c in f["data/clients"]:
+        assert np.array_equal(f["data/clients"][c]["M"][()], files[1]["data/clients"][c]["M"][()]), c
+PY
+then failures=$((failures + 1)); echo "FAIL: instance --clients is not -p clients"; fi
+
 expect_fail 2 "fedbench: problem quadratic-game: unknown parameter 'dim_per_player'; valid: b_max, clients, dim, heterogeneity, instance_seed, mu_max, mu_min, samples" \
   "$fedbench" instance quadratic-game -p dim_per_player=3 -o "$scratch/x.h5"
 checks=$((checks + 1))

@@ -77,6 +77,19 @@ sha_before=$(sha256sum "$scratch/rows.txt" | cut -d' ' -f1)
 file=$results/$(awk -F'\t' 'NR == 2 {print $NF}' "$results/manifest.tsv")
 expect_ok "^data: +$scratch/rows.txt \\([0-9]+ bytes, sha256 $sha_before\\)" "$fedbench" show "$file"
 expect_ok "^provenance: current" "$fedbench" show "$file"
+# The data in use is the file (as h5py reads the run's path parameter), not the registered
+# name the unused `dataset` parameter keeps by default; a run on a registered set names it.
+checks=$((checks + 1))
+shown=$("$fedbench" show "$file")
+stored_path=$("$python" -c 'import sys, h5py; print(h5py.File(sys.argv[1])["params/problem"].attrs["path"])' "$file")
+if ! grep -qxF "dataset:  $stored_path (LIBSVM file, source=libsvm)" <<<"$shown" ||
+   ! grep -qx " *dataset: heart  (not used: the data are the file above)" <<<"$shown"; then
+  echo "FAIL: show names the dataset of a run on a user's file wrongly:"; grep dataset <<<"$shown"
+  failures=$((failures + 1))
+fi
+"$fedbench" run --problem auc -p dataset=australian -p clients=2 --solver sgda -s step_size=0.01 --rounds 2 -q \
+  -o "$scratch/registered.h5" >/dev/null
+expect_ok "^dataset:  australian \(registered dataset\)$" "$fedbench" show "$scratch/registered.h5"
 
 sed -i '1d' "$scratch/rows.txt"  # one row fewer
 sha_after=$(sha256sum "$scratch/rows.txt" | cut -d' ' -f1)

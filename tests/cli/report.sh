@@ -106,6 +106,43 @@ for text in ["train_auc &gt;= 0.8", "rel_error &lt;= 0.001", "given with --targe
 PY
 then echo "FAIL: index.html content"; failures=$((failures + 1)); fi
 
+# Tables stay inside the page: each in its own box that scrolls sideways, long cells wrapping.
+# The grid's seeds column holds how many seeds each configuration ran, counted here from the
+# run files with h5py (a range "a–b" where a solver's configurations differ; the planted
+# seed-99 run gives local-sgda on auc three).
+checks=$((checks + 1))
+if ! "$python" - "$out/index.html" "$results/runs" <<'PY'
+import glob, re, sys, h5py
+from collections import defaultdict
+page = open(sys.argv[1], encoding="utf-8").read()
+css = page[page.index("<style>"):page.index("</style>")]
+assert re.search(r"\.table \{[^}]*overflow-x: auto", css), "no scrolling box for tables"
+assert re.search(r"td \{[^}]*overflow-wrap: anywhere", css), "long cells do not wrap"
+assert page.count("<table>") == page.count('<div class="table"><table>') > 0, "a table outside its box"
+seeds = defaultdict(set)  # (problem, solver, solver params) -> seeds
+for path in glob.glob(sys.argv[2] + "/*.h5"):
+    try:
+        f = h5py.File(path, "r")
+    except OSError:
+        continue  # the planted unreadable file
+    with f:
+        a = lambda k: f.attrs[k].decode() if isinstance(f.attrs[k], bytes) else str(f.attrs[k])
+        params = tuple(sorted((k, str(v)) for k, v in f["params/solver"].attrs.items()))
+        seeds[(a("problem"), a("solver"), params)].add(int(f.attrs["seed"]))
+for section in page.split('<h2 id="s')[1:]:
+    problem = re.match(r'\d+">([^<]*)', section)[1].strip()
+    grid = section[section.index("<h3>Grid</h3>"):]
+    cells = dict(re.findall(r'<tr><td class="nw">([^<]*)</td>.*?<span title="seeds [^"]*">([^<]*)</span>', grid))
+    solvers = {s for (p, s, _) in seeds if p == problem}
+    assert set(cells) == solvers, (problem, cells, solvers)
+    for solver in solvers:
+        counts = sorted({len(v) for (p, s, _), v in seeds.items() if (p, s) == (problem, solver)})
+        want = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        assert cells[solver] == want, (problem, solver, cells[solver], want)
+assert any(len(v) == 3 for v in seeds.values()), "the planted seed is not counted"
+PY
+then echo "FAIL: report tables (scrolling box, wrapping, seeds per configuration)"; failures=$((failures + 1)); fi
+
 # Names from the data drawn as written: a solver named like a TeX macro and a parameter value
 # with dollar signs (copies of the quadratic-game runs) must not stop matplotlib; the page is
 # written and names them, escaped for HTML; plot.py draws them in legends, panel titles and

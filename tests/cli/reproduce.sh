@@ -31,6 +31,20 @@ checks=$((checks + 1))
 if [ ! -s "$scratch/fig7/figure.png" ] || [ ! -s "$scratch/fig7/html/index.html" ]; then
   echo "FAIL: zhang2024-fig7: no figure or report"; failures=$((failures + 1))
 fi
+# A bilevel experiment's quick curves: its suite evaluates every 100 of 2000 rounds, which
+# would leave 3 rows in 400 quick rounds; every quick run (as h5py reads them) has at least 11.
+"$fedbench" reproduce zhang2025-fig1-ijcnn1 --quick -q --no-figure -o "$scratch/ijcnn1" >/dev/null
+checks=$((checks + 1))
+if ! "$python" - "$scratch/ijcnn1" <<'PY'
+import glob, sys, h5py
+quick = []
+for path in glob.glob(sys.argv[1] + "/**/runs/*.h5", recursive=True):
+    with h5py.File(path, "r") as f:
+        if int(f.attrs["rounds"]) == 400:
+            quick.append(len(f["trajectory/round"]))
+assert quick and min(quick) >= 11, f"{len(quick)} quick runs, rows {sorted(set(quick))}"
+PY
+then echo "FAIL: a quick bilevel experiment records too few points"; failures=$((failures + 1)); fi
 # The page a researcher would send, checked in the DOM headless Chromium builds from it: the
 # experiment's title and full reference, every claim with its verdict and numbers, the figure on
 # the paper's axes, above the report's sections.

@@ -12,6 +12,7 @@
 #include "io/run_sinks.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/check.hpp"
+#include "results/check_report.hpp"
 #include "results/results_store.hpp"
 #include "results/select.hpp"
 
@@ -27,8 +28,10 @@ inline void use_the_run(const io::StoredRun& run, const std::string& results, st
   layout.add(run.record.header);
   io::CsvSink csv(out, layout);
   replay(run.record, csv);
-  (void)suite::compare_runs(run, run, {});
-  (void)suite::compare_runs(run, run, {{"*", 0.1}});
+  suite::CheckReport report;
+  report.runs = {suite::compare_runs(run, run, {}), suite::compare_runs(run, run, {{"*", 0.1}})};
+  suite::print_check_report(report, out);
+  out << suite::check_report_json(report).dump();
   const auto primary = run.text.find("primary_metric");
   const std::string metric = primary == run.text.end() ? "rel_error" : primary->second;
   const double last = run.num_rows() ? run.column("round").back() : 0;

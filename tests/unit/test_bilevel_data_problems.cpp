@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "support/instance_arrays.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
@@ -264,6 +265,40 @@ TEST_CASE("bilevel data-hypercleaning: client i's weights are its own block of x
   CHECK(m[names.size() - 2] == 1.0);  // corrupted_low_weight
   CHECK(m[names.size() - 1] == 1.0);  // clean_low_weight
   CHECK(names[names.size() - 2] == "corrupted_low_weight");
+}
+
+TEST_CASE("bilevel data-hypercleaning: the low-weight fractions count the weights g uses") {
+  // Counted here from the instance's `corrupted` flags and the weight each mode gives a row:
+  // learned sigma(x_j), ones 1, clean 1 - corrupted_j, start sigma(x0) (x0 = -1: every row low).
+  Stream rng(8, "test-low-weight");
+  for (const char* mode : {"learned", "ones", "clean", "start"}) {
+    CAPTURE(mode);
+    const auto p = testing::bilevel_problem(
+        "data-hypercleaning", {{"dataset", "heart"}, {"rows", "120"}, {"clients", "3"},
+                               {"corruption", "0.4"}, {"weights", mode}, {"x0", "-1"}});
+    testing::InstanceArrays inst;
+    p->write_instance(inst);
+    const Vec& corrupted = inst.vectors.at("corrupted");
+    Vec z = p->initial_point();
+    for (Index j = 0; j < p->dim_x(); ++j) z(j) = rng.normal();
+    double corrupted_rows = 0, corrupted_low = 0, clean_low = 0;
+    for (Index j = 0; j < p->dim_x(); ++j) {
+      const double w = std::string(mode) == "learned" ? 1 / (1 + std::exp(-z(j)))
+                       : std::string(mode) == "ones"  ? 1.0
+                       : std::string(mode) == "clean" ? 1.0 - corrupted(j)
+                                                      : 1 / (1 + std::exp(1.0));
+      corrupted_rows += corrupted(j);
+      (corrupted(j) == 1 ? corrupted_low : clean_low) += w < 0.5;
+    }
+    REQUIRE(corrupted_rows > 0);
+    const auto names = p->metric_names();
+    std::vector<double> m(names.size());
+    p->metrics(z, m);
+    REQUIRE(names[names.size() - 2] == "corrupted_low_weight");
+    CHECK(m[names.size() - 2] == doctest::Approx(corrupted_low / corrupted_rows).epsilon(1e-15));
+    CHECK(m[names.size() - 1] ==
+          doctest::Approx(clean_low / (static_cast<double>(p->dim_x()) - corrupted_rows)).epsilon(1e-15));
+  }
 }
 
 TEST_CASE("bilevel data-hypercleaning: weights=start is where the learned weights begin") {

@@ -13,34 +13,12 @@
 
 #include "core/random.hpp"
 #include "problems/common/softmax_rows.hpp"
+#include "support/instance_arrays.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
 
 namespace {
-
-//! The arrays a problem writes for `fedbench instance`, in memory (CSR kept dense).
-struct Instance final : InstanceWriter {
-  std::map<std::string, Mat> X;
-  std::map<std::string, Vec> vectors;
-  std::map<std::string, std::vector<Index>> lists;
-  std::map<std::string, double> scalars;
-  void matrix(const std::string& path, const Mat& m, const std::string&) override { X[path] = m; }
-  void vector(const std::string& path, const Vec& v, const std::string&) override { vectors[path] = v; }
-  void indices(const std::string& path, const std::vector<Index>& v, const std::string&) override {
-    lists[path] = v;
-  }
-  void csr(const std::string& path, Index rows, Index cols, const std::vector<std::int32_t>& indptr,
-           const std::vector<std::int32_t>& indices, const std::vector<double>& data, const std::string&) override {
-    if (path != "X" && path != "train/X") return;  // the rows the oracles read
-    Mat dense = Mat::Zero(rows, cols);
-    for (Index r = 0; r < rows; ++r)
-      for (std::int32_t e = indptr[r]; e < indptr[r + 1]; ++e) dense(r, indices[e]) = data[e];
-    X[path] = dense;
-  }
-  void scalar(const std::string& path, double value, const std::string&) override { scalars[path] = value; }
-  void text(const std::string&, const std::string&, const std::string&) override {}
-};
 
 bool same_bits(const Vec& a, const Vec& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) == 0;
@@ -142,7 +120,7 @@ struct DenseLogreg {
 
 void check_hyper_logreg(const ParamMap& params) {
   const auto p = testing::bilevel_problem("hyper-logreg", params);
-  Instance inst;
+  testing::InstanceArrays inst;
   p->write_instance(inst);
   const DenseLogreg dense{inst.X.at("X"), inst.vectors.at("labels"), inst.X.at("X").cols(),
                           static_cast<Index>(inst.scalars.at("columns")), static_cast<Index>(inst.scalars.at("classes")),
@@ -221,7 +199,7 @@ TEST_CASE("auc: the sparse operator equals a dense computation bit for bit") {
   for (const char* l2 : {"0", "0.01"}) {
     CAPTURE(l2);
     const auto p = testing::problem("auc", {{"dataset", "a1a"}, {"clients", "3"}, {"l2", l2}});
-    Instance inst;
+    testing::InstanceArrays inst;
     p->write_instance(inst);
     const Mat& X = inst.X.at("train/X");
     const Vec& y = inst.vectors.at("train/y");

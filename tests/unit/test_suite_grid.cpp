@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -149,6 +150,52 @@ TEST_CASE("suite: without an eval key, expensive problems are evaluated at log-s
   std::ofstream(path) << "rounds: 10\neval: {every: 2}\nproblems:\n  - name: bilevel-quadratic\n"
                          "solvers:\n  - name: fedbioacc\n";
   CHECK(load_suite(path).runs.front().request.eval.to_text() == "every:2");
+}
+
+TEST_CASE("suite: rounds cut short from outside evaluate at least min_points times") {
+  // An experiment's --quick rounds: the file's schedule was meant for the full budget. Counted
+  // here by walking the rounds: at least 10 evaluated after round 0, and every round the
+  // file's schedule evaluates within the short budget still evaluated (claims are read there).
+  const std::string path = "/tmp/fedbench-suite-short-eval.yaml";
+  const auto evaluated = [](const EvalSchedule& e, std::int64_t rounds) {
+    std::vector<std::int64_t> due;
+    for (std::int64_t r = 1; r <= rounds; ++r)
+      if (e.due(r)) due.push_back(r);
+    return due;
+  };
+  for (const auto& [every, full, quick] : std::vector<std::tuple<int, int, int>>{
+           {200, 4000, 400}, {100, 500, 100}, {25, 200, 25}, {50, 2000, 400}, {7, 100, 30}, {10, 400, 150}}) {
+    CAPTURE(every);
+    CAPTURE(quick);
+    std::ofstream(path) << "rounds: " << full << "\neval: {every: " << every
+                        << ", min_points: 10}\nproblems:\n  - name: bilevel-quadratic\nsolvers:\n  - name: fedbioacc\n";
+    SuiteOverrides overrides;
+    overrides.rounds = quick;
+    const EvalSchedule shortened = load_suite(path, overrides).runs.front().request.eval;
+    const auto due = evaluated(shortened, quick);
+    CHECK(due.size() >= std::min<std::size_t>(10, static_cast<std::size_t>(quick)));
+    EvalSchedule file;
+    file.every = every;
+    for (const auto r : evaluated(file, quick)) CHECK(std::count(due.begin(), due.end(), r) == 1);
+    // the full budget keeps the file's schedule
+    CHECK(load_suite(path).runs.front().request.eval.every == every);
+  }
+  SuiteOverrides overrides;
+  overrides.rounds = 400;
+  // without min_points the file's schedule stays; with 4, 400 rounds evaluate every 100
+  std::ofstream(path) << "rounds: 4000\neval: {every: 200}\nproblems:\n"
+                         "  - name: bilevel-quadratic\nsolvers:\n  - name: fedbioacc\n";
+  CHECK(load_suite(path, overrides).runs.front().request.eval.to_text() == "every:200");
+  std::ofstream(path) << "rounds: 4000\neval: {every: 200, min_points: 4}\nproblems:\n"
+                         "  - name: bilevel-quadratic\nsolvers:\n  - name: fedbioacc\n";
+  CHECK(load_suite(path, overrides).runs.front().request.eval.to_text() == "every:100");
+  std::ofstream(path) << "rounds: 4000\neval: {every: 200, min_points: 0}\nproblems:\n"
+                         "  - name: bilevel-quadratic\nsolvers:\n  - name: fedbioacc\n";
+  CHECK_THROWS_WITH_AS(load_suite(path), doctest::Contains("min_points"), UserError);
+  std::ofstream(path) << "rounds: 4000\neval: {log: 5}\nproblems:\n  - name: bilevel-quadratic\n"
+                         "solvers:\n  - name: fedbioacc\n";
+  overrides.rounds = 100;
+  CHECK(load_suite(path, overrides).runs.front().request.eval.to_text() == "log:5");
 }
 
 TEST_CASE("grid: expansions past the caps are refused before they are built, naming their size") {
