@@ -22,7 +22,7 @@ nav ul { columns: 2; margin: 8px 0 0; padding-left: 20px; }
 .table { overflow-x: auto; max-width: 100%; margin: 6px 0 8px; }
 table { border-collapse: collapse; font-size: 13.5px; }
 th, td { padding: 4px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
-td { max-width: 36em; overflow-wrap: anywhere; }
+td { max-width: 60em; overflow-wrap: anywhere; }
 th { background: #f3f4f6; font-weight: 600; border-bottom: 1px solid #d0d7de; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr:hover td { background: #fafbfc; }
@@ -85,7 +85,7 @@ def badge(status):
 def table(header, rows, numeric=(), raw=(), nowrap=()):
     """header: column titles; rows: lists of cells (text, escaped unless the column is in
     `raw`); numeric: column indices right-aligned; nowrap: columns kept on one line (names,
-    badges). A cell may be (text, 'best') to bold it. Long cells wrap (anywhere, past 36em);
+    badges). A cell may be (text, 'best') to bold it. Long cells wrap (anywhere, past 60em);
     a table still wider than the page scrolls inside its own box, not the page."""
     out = ['<div class="table"><table><thead><tr>']
     out += [f'<th class="num">{esc(h)}</th>' if i in numeric else f"<th>{esc(h)}</th>"
