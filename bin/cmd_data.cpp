@@ -42,7 +42,12 @@ int list_json() {
                         {"files", files},
                         {"obtain", d.obtain}});
   }
-  const Json out = {{"search_path", datasets::data_search_path()}, {"datasets", datasets}};
+  // The search path as the text lists it: each directory, why it is there, whether it exists.
+  Json places = Json::array();
+  std::error_code ec;
+  for (const auto& p : datasets::data_search_places())
+    places.push_back({{"path", p.dir}, {"origin", p.origin}, {"exists", std::filesystem::is_directory(p.dir, ec)}});
+  const Json out = {{"search_path", places}, {"datasets", datasets}};
   std::printf("%s\n", json_text(out).c_str());
   return 0;
 }

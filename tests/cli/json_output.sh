@@ -45,7 +45,7 @@ json_ok 'd[0]["id"] == "caf\ufffd"' "$fedbench" export "$scratch/$latin.h5" --fo
 json_ok 'd["id"] == "caf\ufffd" and len(d["rows"]) == 4 and d["header"]["command_line"].endswith("caf\ufffd.csv")' \
   cat "$scratch/$latin.json"
 mkdir -p "$scratch/$latin"
-json_ok 'd["search_path"][0].endswith("caf\ufffd")' env FEDBENCH_DATA="$scratch/$latin" "$fedbench" data list --json
+json_ok 'd["search_path"][0]["path"].endswith("caf\ufffd") and d["search_path"][0]["exists"] and d["search_path"][0]["origin"]' env FEDBENCH_DATA="$scratch/$latin" "$fedbench" data list --json
 
 # list and describe: the entries of the catalogs, the rows of the parameter tables.
 catalog_rows() { grep -c '^| `' "docs/catalog/$1.md"; }
