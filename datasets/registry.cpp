@@ -45,7 +45,8 @@ DatasetInfo libsvm(std::string name, int features, int n_classes, LabelEncoding 
   d.source = std::move(source);
   d.citation = kLibsvmCitation;
   d.obtain = std::string("download from ") + kLibsvmPage +
-             " into libsvm/ of a search-path directory (fedbench data list), e.g. ~/.local/share/fedbench/datasets/libsvm/";
+             " into libsvm/ of a search-path directory (fedbench data list), e.g. "
+             "~/.local/share/fedbench/datasets/libsvm/";
   return d;
 }
 
@@ -114,7 +115,8 @@ std::vector<DatasetInfo> build_registry() {
                {"labels", "mnist-t10k/t10k-labels-idx1-ubyte.gz", "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6", 10000}};
     m.source = "MNIST test set, LeCun's originals";
     m.citation = "Y. LeCun, L. Bottou, Y. Bengio, P. Haffner, Proc. IEEE 86(11), 1998";
-    m.obtain = "the 10000-image test set (t10k-*-ubyte.gz) goes in mnist-t10k/ of a search-path directory (fedbench data list)";
+    m.obtain = "the 10000-image test set (t10k-*-ubyte.gz) goes in mnist-t10k/ of a search-path "
+               "directory (fedbench data list)";
     r.push_back(m);
     DatasetInfo f = m;
     f.name = "fashion-mnist";

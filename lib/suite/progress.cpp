@@ -204,14 +204,17 @@ void Progress::print_locked(bool again) {
                                                       static_cast<double>(r.rounds))
                                   : 0.0;
     fraction_running += f;
-    if (shown++ < 4) shares += std::string(shares.empty() ? " (" : " ") + std::to_string(static_cast<int>(100 * f)) + "%";
+    if (shown++ < 4)
+      shares += std::string(shares.empty() ? " (" : " ") + std::to_string(static_cast<int>(100 * f)) + "%";
   }
   if (shown > 4) shares += " ...";
   if (!shares.empty()) shares += ")";
   const double units_done = done_ + fraction_running;
   const double units_left = total_ - cached_ - done_ - fraction_running;
   const double elapsed = seconds_since(start_);
-  const std::string eta = units_left <= 0 ? "0:00" : units_done > 0.01 ? clock_text(elapsed / units_done * units_left) : "?";
+  const std::string eta = units_left <= 0    ? "0:00"
+                          : units_done > 0.01 ? clock_text(elapsed / units_done * units_left)
+                                              : "?";
   char line[256];
   std::snprintf(line, sizeof line, "[%d/%d] %d done, %d cached, %d running%s, %d failed, %d diverged, ETA %s",
                 done_ + cached_, total_, done_, cached_, static_cast<int>(running_.size()), shares.c_str(),
