@@ -163,8 +163,10 @@ TEST_CASE("suite: rounds cut short from outside evaluate at least min_points tim
       if (e.due(r)) due.push_back(r);
     return due;
   };
-  for (const auto& [every, full, quick] : std::vector<std::tuple<int, int, int>>{
+  for (const auto& sizes : std::vector<std::tuple<int, int, int>>{
            {200, 4000, 400}, {100, 500, 100}, {25, 200, 25}, {50, 2000, 400}, {7, 100, 30}, {10, 400, 150}}) {
+    // Plain variables, not a structured binding: clang 14 cannot capture those in CAPTURE.
+    const int every = std::get<0>(sizes), full = std::get<1>(sizes), quick = std::get<2>(sizes);
     CAPTURE(every);
     CAPTURE(quick);
     std::ofstream(path) << "rounds: " << full << "\neval: {every: " << every
