@@ -34,17 +34,15 @@ void install_interrupt_handlers() {
 
 int interrupt_signal() { return received.load(std::memory_order_relaxed); }
 
+const char* interrupt_word() { return interrupt_signal() == SIGTERM ? "terminated" : "interrupted"; }
+
 void throw_if_interrupted() {
-  if (const int signal = interrupt_signal())
-    throw Interrupted(signal == SIGTERM ? "terminated" : "interrupted");
+  if (interrupt_signal()) throw Interrupted(interrupt_word());
 }
 
 int interrupt_exit_code() {
   const int signal = interrupt_signal();
   return 128 + (signal ? signal : SIGINT);
 }
-
-void simulate_interrupt(int signal) { received.store(signal, std::memory_order_relaxed); }
-void clear_interrupt() { received.store(0, std::memory_order_relaxed); }
 
 }  // namespace fedbench

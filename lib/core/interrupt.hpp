@@ -22,14 +22,13 @@ void install_interrupt_handlers();
 //! The signal received (SIGINT, SIGTERM), or 0.
 int interrupt_signal();
 
+//! "terminated" for SIGTERM, else "interrupted": the first word of the command's last line.
+const char* interrupt_word();
+
 //! Throws Interrupted when a signal is pending.
 void throw_if_interrupted();
 
 //! 128 + the signal (130 for SIGINT, 143 for SIGTERM); 130 when none was received.
 int interrupt_exit_code();
-
-//! Records `signal` as if it had been delivered (tests).
-void simulate_interrupt(int signal);
-void clear_interrupt();
 
 }  // namespace fedbench

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -123,6 +122,7 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
 // others wait). Only instances with a run to do: a suite whose runs are all cached costs nothing.
 void warm_up_instances(const std::vector<PreparedRun>& prepared, const std::vector<std::size_t>& mine,
                        int cores) {
+  if (mine.empty()) return;  // everything cached: no instance is needed
   std::set<const Problem*> seen;
   ThreadPool pool(cores);
   const EvaluationThreads threads(&pool);
@@ -339,9 +339,8 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     });
   mpi.barrier();
   if (interrupt_signal())
-    throw Interrupted(std::string(interrupt_signal() == SIGTERM ? "terminated" : "interrupted") +
-                      "; rerun the same command to resume (" + std::to_string(finished_here) + " of " +
-                      std::to_string(progress.total()) + " runs done)");
+    throw Interrupted(std::string(interrupt_word()) + "; rerun the same command to resume (" +
+                      std::to_string(finished_here) + " of " + std::to_string(progress.total()) + " runs done)");
   SuiteTotals totals;
   totals.total = static_cast<long long>(suite.runs.size());
   totals.cached = cached + mpi.sum(finished_elsewhere);
