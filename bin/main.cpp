@@ -5,12 +5,15 @@
 // not be written (disk full, read-only), 2 bad input, 130 / 143 interrupted by SIGINT / SIGTERM.
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "io/screen/run_file_screen.hpp"
+#include "plugin/plugin_loader.hpp"
 #include "suite/mpi_world.hpp"
 
 int main(int argc, char** argv) {
@@ -23,10 +26,43 @@ int main(int argc, char** argv) {
   fedbench::suite::set_world(&mpi);
   for (int i = 0; i < argc; ++i)
     fedbench::cli::command_line() += (i ? " " : "") + std::string(argv[i]);
+  // Plug-ins register before the command line is parsed, so that every subcommand (and
+  // completion, list, describe) sees their solvers and problems. `--plugin PATH` may stand
+  // anywhere; it is taken out of the arguments here.
+  std::vector<std::string> plugins;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      args.insert(args.end(), argv + i, argv + argc);
+      break;
+    }
+    if (arg == "--plugin" && i + 1 < argc) {
+      plugins.push_back(argv[++i]);
+    } else if (arg.rfind("--plugin=", 0) == 0) {
+      plugins.push_back(arg.substr(9));
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  try {
+    fedbench::load_configured_plugins();
+    for (const auto& path : plugins) fedbench::load_plugin(path);
+  } catch (const fedbench::UserError& e) {
+    std::cerr << "fedbench: " << e.what() << "\n";
+    return 2;
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   CLI::App app{"fedbench: reproducible benchmarks of federated minimax and bilevel optimization"};
   app.set_version_flag("--version", "fedbench " + fedbench::fedbench_version() + " (" +
                                         fedbench::git_commit() + ")");
   app.require_subcommand(1);
+  // Taken out of the arguments above; declared for --help and the man page.
+  static std::vector<std::string> plugin_paths_for_help;
+  app.add_option("--plugin", plugin_paths_for_help, "load a plug-in (a .so built against fedbench, or a Python solver "
+                             "file); repeatable, anywhere on the line; see also FEDBENCH_PLUGINS")
+      ->type_name("PATH");
   std::map<CLI::App*, std::function<int()>> commands;
   for (auto add : {fedbench::cli::add_list, fedbench::cli::add_describe, fedbench::cli::add_run,
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,

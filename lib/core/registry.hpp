@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "core/params.hpp"
+#include "core/plugin_origin.hpp"
 #include "core/text.hpp"
 
 namespace fedbench {
@@ -42,6 +43,9 @@ struct RegistryEntry {
   //! results, and suites rerun the runs it affects. Declared as `static constexpr int
   //! version = N;` in the solver or problem (default 1).
   int version = 1;
+  //! The plug-in that registered the entry (null: built into fedbench). Its runs record the
+  //! plug-in's file fingerprint in place of a source file's.
+  std::shared_ptr<const PluginOrigin> plugin;
   //! `name` is the entry's own name (an alias's, for aliases), used in messages.
   std::function<std::unique_ptr<Product>(const std::string& name, const ParamMap& given,
                                          const ParamMap& defaults)> make;
@@ -89,6 +93,7 @@ std::pair<RegistryEntry<Product>, Schema<typename T::Params>> describe_entry(
   e.citation = citation;
   e.params = schema.specs();
   if constexpr (requires { T::version; }) e.version = T::version;
+  e.plugin = loading_plugin();
   return {std::move(e), std::move(schema)};
 }
 
@@ -100,8 +105,18 @@ class Registry {
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}
 
   void add(Entry entry) {
-    if (entries_.count(entry.name))
+    if (entries_.count(entry.name)) {
+      // A plug-in registers while the dynamic loader runs its initializers, where an exception
+      // cannot pass: the loader reports it once the plug-in is loaded.
+      if (entry.plugin) {
+        const auto& other = entries_.at(entry.name).plugin;
+        report_plugin_error(kind_ + " '" + entry.name + "' is already registered by " +
+                            (other ? "plug-in " + other->describe() : std::string("fedbench")) +
+                            "; rename it in the plug-in");
+        return;
+      }
       throw InternalError(kind_ + " '" + entry.name + "' registered twice");
+    }
     auto name = entry.name;
     entries_.emplace(std::move(name), std::move(entry));
   }
@@ -109,8 +124,13 @@ class Registry {
   //! Registers `alias` as `base` with some parameter defaults changed.
   void add_alias(const std::string& alias, const std::string& base, ParamMap defaults,
                  std::string summary) {
+    if (!contains(base) && loading_plugin()) {
+      report_plugin_error(kind_ + " alias '" + alias + "' names '" + base + "', which is not registered");
+      return;
+    }
     Entry e = get(base);
     e.name = alias;
+    if (auto origin = loading_plugin()) e.plugin = origin;
     e.alias_of = base;
     e.summary = std::move(summary);
     for (auto& [k, v] : defaults) e.defaults[k] = v;

@@ -8,14 +8,28 @@ namespace fedbench {
 
 namespace {
 
+// A plug-in's entries are fingerprinted by the plug-in's file (prefixed, so that moving a
+// method between fedbench and a plug-in also reads as a change).
 template <class Registry>
 std::string fingerprint_of(const Registry& registry, const std::string& name) {
-  return registry.contains(name) ? source_fingerprint(registry.get(name).source) : std::string();
+  if (!registry.contains(name)) return "";
+  const auto& entry = registry.get(name);
+  if (entry.plugin) return "plugin:" + entry.plugin->fingerprint;
+  return source_fingerprint(entry.source);
 }
 
 template <class Registry>
 std::string source_of(const Registry& registry, const std::string& name) {
-  return registry.contains(name) ? registry.get(name).source : std::string();
+  if (!registry.contains(name)) return "";
+  const auto& entry = registry.get(name);
+  return entry.plugin ? "plug-in " + entry.plugin->describe() : entry.source;
+}
+
+template <class Registry>
+std::string plugin_of(const Registry& registry, const std::string& name) {
+  if (!registry.contains(name)) return "";
+  const auto& entry = registry.get(name);
+  return entry.plugin ? entry.plugin->describe() : std::string();
 }
 
 }  // namespace
@@ -26,6 +40,8 @@ RunProvenance current_code(const std::string& problem, const std::string& solver
   p.numerics = numerics_fingerprint();
   p.solver_code = fingerprint_of(solver_registry(), solver);
   p.problem_code = fingerprint_of(problem_registry(), problem);
+  p.solver_plugin = plugin_of(solver_registry(), solver);
+  p.problem_plugin = plugin_of(problem_registry(), problem);
   return p;
 }
 
@@ -33,6 +49,8 @@ std::map<std::string, std::string> provenance_attributes(const RunProvenance& p)
   return {{"code_numerics", p.numerics},
           {"code_solver", p.solver_code},
           {"code_problem", p.problem_code},
+          {"plugin_solver", p.solver_plugin},
+          {"plugin_problem", p.problem_plugin},
           {"data_files", data_files_text(p.data)}};
 }
 
@@ -48,6 +66,8 @@ RunProvenance provenance_from_attributes(const std::map<std::string, std::string
   };
   p.solver_code = get("code_solver");
   p.problem_code = get("code_problem");
+  p.solver_plugin = get("plugin_solver");
+  p.problem_plugin = get("plugin_problem");
   p.data = parse_data_files(get("data_files"));
   return p;
 }

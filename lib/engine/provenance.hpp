@@ -14,6 +14,8 @@ namespace fedbench {
 struct RunProvenance {
   bool recorded = false;  //!< false: a file written before fedbench recorded provenance
   std::string numerics, solver_code, problem_code;
+  //! "NAME VERSION (PATH)" of the plug-in that registered the solver / problem ("" built in).
+  std::string solver_plugin, problem_plugin;
   std::vector<DataFileRecord> data;
 };
 

@@ -123,7 +123,7 @@ const RootAttribute kRootAttributes[] = {
     {"rounds", Kind::count, true, kExact}, {"wall_time", Kind::real}, {"eval_time", Kind::real},
     {"threads_at_end", Kind::count, false, kExact},
     {"code_numerics", Kind::text}, {"code_solver", Kind::text}, {"code_problem", Kind::text},
-    {"data_files", Kind::text}};
+    {"plugin_solver", Kind::text}, {"plugin_problem", Kind::text}, {"data_files", Kind::text}};
 
 bool is_count(double v, double limit) { return v >= 0 && v < limit && v == std::floor(v); }
 
