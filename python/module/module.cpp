@@ -1,0 +1,21 @@
+// The `fedbench` Python module: problems and their counted oracles, the registries, and the
+// solver-file loader through which Python solver classes run in fedbench's engine
+// (docs/python.md). It links libfedbench.so, so that inside the fedbench executable it shares
+// the executable's registries.
+#include <pybind11/pybind11.h>
+
+#include "bindings.hpp"
+#include "core/build_info.hpp"
+#include "core/error.hpp"
+
+PYBIND11_MODULE(fedbench, m) {
+  namespace py = pybind11;
+  m.doc() = "fedbench: federated minimax and bilevel problems, and Python solvers run by fedbench's engine";
+  py::register_exception<fedbench::UserError>(m, "UserError", PyExc_ValueError);
+  m.attr("__version__") = fedbench::fedbench_version();
+  fedbench::python::bind_streams(m);
+  fedbench::python::bind_contexts(m);
+  fedbench::python::bind_setup(m);
+  fedbench::python::bind_problems(m);
+  fedbench::python::bind_plugins(m);
+}
