@@ -14,6 +14,7 @@
 #include "core/safe_name.hpp"
 #include "core/text.hpp"
 #include "core/yaml_text.hpp"
+#include "plugin/plugin_loader.hpp"
 #include "problem/problem_registry.hpp"
 #include "suite/grid.hpp"
 
@@ -151,38 +152,77 @@ void check_param_names(const YAML::Node& params, const std::string& file, const 
   }
 }
 
+// One entry named `name`, with its points checked against the registry.
+Entry read_entry(const YAML::Node& item, const std::string& name, const YAML::Node& name_node,
+                 const std::string& file, const std::string& kind, bool solvers) {
+  Entry e;
+  e.name = name;
+  e.where = where(file, item);
+  try {
+    if (solvers) solver_registry().get(e.name);
+    else problem_registry().get(e.name);
+  } catch (const UserError& err) {
+    throw UserError(where(file, name_node) + err.what());
+  }
+  check_param_names(item["params"], file, kind + " " + e.name,
+                    solvers ? solver_registry().get(e.name).params : problem_registry().get(e.name).params);
+  e.points = expand_params(item["params"], file, kind + " " + e.name);
+  // Reject unknown keys and bad values now, pointing at the entry.
+  for (const auto& p : e.points) {
+    try {
+      if (solvers) solver_registry().get(e.name).resolved(p);
+      else problem_registry().get(e.name).resolved(p);
+    } catch (const UserError& err) {
+      throw UserError(where(file, item) + err.what());
+    }
+  }
+  if (solvers && item["participation"]) e.participations = read_participations(item["participation"], file);
+  return e;
+}
+
+// `- python: FILE` (relative to the suite file): loads the Python solver file as a plug-in and
+// stands for the solvers it declares, or for the one `name` picks.
+std::vector<std::string> python_solvers(const YAML::Node& item, const std::string& file) {
+  const YAML::Node path_node = item["python"];
+  std::string path = scalar(path_node, file, "python");
+  if (!std::filesystem::path(path).is_absolute())
+    path = (std::filesystem::path(file).parent_path() / path).lexically_normal().string();
+  std::string canonical;
+  try {
+    canonical = origin_of_file(path).path;
+    load_plugin(path);
+  } catch (const UserError& err) {
+    throw UserError(where(file, path_node) + err.what());
+  }
+  std::vector<std::string> names;
+  for (const auto& n : solver_registry().names()) {
+    const auto& origin = solver_registry().get(n).plugin;
+    if (origin && origin->path == canonical && solver_registry().get(n).alias_of.empty()) names.push_back(n);
+  }
+  if (!item["name"]) return names;
+  const std::string picked = scalar(item["name"], file, "solver name");
+  if (std::find(names.begin(), names.end(), picked) == names.end())
+    throw UserError(where(file, item["name"]) + path + " declares no solver '" + picked + "'; it declares: " +
+                    join(names, ", ") + did_you_mean(picked, names));
+  return {picked};
+}
+
 std::vector<Entry> read_entries(const YAML::Node& list, const std::string& file,
                                 const std::string& kind, bool solvers) {
   if (!list || !list.IsSequence() || list.size() == 0)
     throw UserError(where(file, list) + "'" + kind + "s' must be a non-empty list of {name, params}");
   std::vector<Entry> out;
   for (const auto& item : list) {
+    if (solvers && item.IsMap() && item["python"]) {
+      check_keys(item, {"python", "name", "params", "participation"}, file, kind + " entry");
+      for (const auto& name : python_solvers(item, file))
+        out.push_back(read_entry(item, name, item["python"], file, kind, solvers));
+      continue;
+    }
     if (solvers) check_keys(item, {"name", "params", "participation"}, file, kind + " entry");
     else check_keys(item, {"name", "params"}, file, kind + " entry");
     if (!item["name"]) throw UserError(where(file, item) + kind + " entry without a name");
-    Entry e;
-    e.name = scalar(item["name"], file, kind + " name");
-    e.where = where(file, item);
-    try {
-      if (solvers) solver_registry().get(e.name);
-      else problem_registry().get(e.name);
-    } catch (const UserError& err) {
-      throw UserError(where(file, item["name"]) + err.what());
-    }
-    check_param_names(item["params"], file, kind + " " + e.name,
-                      solvers ? solver_registry().get(e.name).params : problem_registry().get(e.name).params);
-    e.points = expand_params(item["params"], file, kind + " " + e.name);
-    // Reject unknown keys and bad values now, pointing at the entry.
-    for (const auto& p : e.points) {
-      try {
-        if (solvers) solver_registry().get(e.name).resolved(p);
-        else problem_registry().get(e.name).resolved(p);
-      } catch (const UserError& err) {
-        throw UserError(where(file, item) + err.what());
-      }
-    }
-    if (solvers && item["participation"]) e.participations = read_participations(item["participation"], file);
-    out.push_back(std::move(e));
+    out.push_back(read_entry(item, scalar(item["name"], file, kind + " name"), item["name"], file, kind, solvers));
   }
   return out;
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Python solvers run by fedbench's engine (docs/python.md). tests/python/py_local_gda.py, a
+# transcription of local-gda, writes the run file of the C++ solver: metrics to 1e-12 (relative),
+# counters and communication identical, on quadratic-game with partial participation; by --plugin
+# and inside a suite (`- python: FILE`); at --threads 1 and 2 its files are bit for bit the same
+# but the timing columns. A change to the .py file makes its finished run stale. A Python
+# exception in a hook ends the run with status error and the message; a bad file is one line.
+# Then the `fedbench` module from plain python3 (tests/python/test_module.py).
+source "$(dirname "$0")/lib.bash"
+here=$(cd "$(dirname "$0")/../.." && pwd)
+fedbench=$(cd "$(dirname "$fedbench")" && pwd)/$(basename "$fedbench")  # the suite part runs elsewhere
+module_dir=$(cd "$(dirname "$fedbench")/../lib/python" 2>/dev/null && pwd) || module_dir=
+if [ -z "$module_dir" ] || [ ! -e "$(dirname "$fedbench")/../lib/libfedbench_python.so" ]; then
+  echo "SKIP: fedbench was built without Python support (pybind11)"; exit 0
+fi
+plugin=$here/tests/python/py_local_gda.py
+compare() { "$python" "$here/tests/python/compare_runs.py" "$@"; }
+problem=(--problem quadratic-game -p clients=6 -p samples=10 -p dim=5)
+settings=(--participation uniform:3 --rounds 30 --seed 3 -q)
+
+# ---- --plugin: the decay schedule with theory values, then a constant step
+for solver_params in "-s local_steps=5" "-s local_steps=4 -s schedule=constant -s step_size=0.2"; do
+  # shellcheck disable=SC2086
+  "$fedbench" run "${problem[@]}" --solver local-gda $solver_params "${settings[@]}" -o "$scratch/c.h5"
+  # shellcheck disable=SC2086
+  "$fedbench" run --plugin "$plugin" "${problem[@]}" --solver py-local-gda $solver_params "${settings[@]}" \
+    --threads 1 -o "$scratch/py1.h5"
+  expect_ok 'max relative metric difference' compare "$scratch/c.h5" "$scratch/py1.h5" --rtol 1e-12
+  # shellcheck disable=SC2086
+  "$fedbench" run --plugin "$plugin" "${problem[@]}" --solver py-local-gda $solver_params "${settings[@]}" \
+    --threads 2 -o "$scratch/py2.h5"
+  expect_ok 'difference 0.000e\+00' compare "$scratch/py1.h5" "$scratch/py2.h5"
+done
+# The run file names the plug-in and fingerprints its file.
+expect_ok '^test-local-gda 1.0 \(.*py_local_gda.py\) plugin:[0-9a-f]{16}$' "$python" -c "
+import h5py; f = h5py.File('$scratch/py2.h5'); print(f.attrs['plugin_solver'], f.attrs['code_solver'])"
+
+# ---- a suite with both solvers; the Python file relative to the suite file
+mkdir -p "$scratch/suite"
+cp "$plugin" "$scratch/suite/gda.py"
+cat >"$scratch/suite/both.yaml" <<'YAML'
+name: both
+seeds: [3]
+rounds: 30
+participation: "uniform:3"
+problems:
+  - name: quadratic-game
+    params: {clients: 6, samples: 10, dim: 5}
+solvers:
+  - name: local-gda
+    params: {local_steps: 5}
+  - python: gda.py
+    params: {local_steps: 5}
+YAML
+cd "$scratch/suite"
+expect_ok '2 runs' "$fedbench" run both.yaml --jobs 2 --results out
+checks=$((checks + 1))
+files=(out/runs/*.h5)
+if [ ${#files[@]} != 2 ] || ! compare "${files[0]}" "${files[1]}" --rtol 1e-12 >/dev/null; then
+  echo "FAIL: the suite's local-gda and py-local-gda runs differ"; failures=$((failures + 1))
+fi
+expect_ok '2 done' "$fedbench" plan both.yaml --results out
+echo "# an edit" >>gda.py
+expect_ok 'stale \(1\): .*py-local-gda' "$fedbench" plan both.yaml --results out
+sed 's/python: gda.py/python: gda.py\n    name: gda/' both.yaml >picked.yaml
+expect_fail_like 2 "picked.yaml:[0-9]+: .*declares no solver 'gda'; it declares: py-local-gda" \
+  "$fedbench" plan picked.yaml --results out
+cd - >/dev/null
+
+# ---- errors: a hook's exception ends the run; a bad file is refused in one line
+cat >"$scratch/fails.py" <<'PY'
+class Fails:
+    name = "py-fails"
+    summary = "raises in round 2"
+    def server_begin(self, server, down): down["model"] = server.model
+    def client_round(self, client, state, down, up):
+        if client.round == 2:
+            raise ValueError("round two")
+        up["model"] = down["model"]
+    def server_end(self, server, uploads): pass
+fedbench_plugin = {"name": "fails", "version": "0", "solvers": [Fails]}
+PY
+"$fedbench" run --plugin "$scratch/fails.py" "${problem[@]}" --solver py-fails --rounds 5 -q -o "$scratch/fails.h5"
+expect_ok "^error solver py-fails, client_round: ValueError: round two \(fails.py:7\)$" "$python" -c "
+import h5py; f = h5py.File('$scratch/fails.h5'); print(f.attrs['status'], f.attrs['message'])"
+echo 'x = 1 / 0' >"$scratch/broken.py"
+expect_fail 2 "fedbench: plug-in $scratch/broken.py: ZeroDivisionError: division by zero (broken.py:1)" \
+  "$fedbench" list solvers --plugin "$scratch/broken.py"
+echo 'x = 1' >"$scratch/plain.py"
+expect_fail_like 2 "plug-in $scratch/plain.py: not a fedbench solver file" "$fedbench" list solvers --plugin "$scratch/plain.py"
+sed 's/"py-local-gda"/"local-gda"/' "$plugin" >"$scratch/clash.py"
+expect_fail_like 2 "solver 'local-gda' is already registered by fedbench; rename it" \
+  "$fedbench" list solvers --plugin "$scratch/clash.py"
+
+# ---- the module from plain python3
+expect_ok '^module ok' env PYTHONPATH="$module_dir" "$python" "$here/tests/python/test_module.py" "$fedbench"
+
+echo "python_solvers: $checks checks, $failures failures"
+[ "$failures" = 0 ]
