@@ -18,4 +18,5 @@ PYBIND11_MODULE(fedbench, m) {
   fedbench::python::bind_setup(m);
   fedbench::python::bind_problems(m);
   fedbench::python::bind_plugins(m);
+  fedbench::python::bind_run(m);
 }

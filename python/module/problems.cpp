@@ -10,6 +10,7 @@
 #include "bindings.hpp"
 #include "core/text.hpp"
 #include "problem/problem_registry.hpp"
+#include "python_params.hpp"
 
 namespace fedbench::python {
 
@@ -48,18 +49,6 @@ class PyProblem {
   std::shared_ptr<const Problem> problem_;
   OracleLedger counts_;
 };
-
-// Python values as the text -p takes (floats at full precision).
-ParamMap given_of(const py::dict& params) {
-  ParamMap out;
-  for (const auto& [key, value] : params) {
-    const std::string k = py::str(key);
-    if (py::isinstance<py::bool_>(value)) out[k] = value.cast<bool>() ? "true" : "false";
-    else if (py::isinstance<py::float_>(value)) out[k] = format_real(value.cast<double>());
-    else out[k] = py::str(value);
-  }
-  return out;
-}
 
 py::dict counts_dict(const OracleCounts& c) {
   py::dict out;
@@ -183,7 +172,7 @@ void bind_problems(py::module_& m) {
   bind_minimax_oracles(c);
   bind_bilevel_oracles(c);
   m.def("problem", [](const std::string& name, py::object params) {
-          return std::make_unique<PyProblem>(name, params.is_none() ? ParamMap{} : given_of(params));
+          return std::make_unique<PyProblem>(name, param_texts(params));
         }, py::arg("name"), py::arg("params") = py::none(), "a problem instance by registry name and parameters");
 }
 

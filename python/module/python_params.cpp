@@ -24,12 +24,6 @@ ParamType type_of_default(py::handle value, const std::string& owner, const std:
                   "; use an int, float, bool or str, or a dict {\"default\": ..., \"type\": ...}");
 }
 
-std::string text_of(py::handle value) {
-  if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
-  if (py::isinstance<py::float_>(value)) return format_real(value.cast<double>());
-  return py::str(value);
-}
-
 // Checks one value as a C++ Schema does and returns its canonical text.
 std::string canonical(const std::string& owner, const ParamSpec& spec, const std::string& text) {
   switch (spec.type) {
@@ -48,7 +42,7 @@ ParamSpec spec_of(const std::string& owner, const std::string& name, py::handle 
   spec.name = name;
   if (!py::isinstance<py::dict>(declared)) {
     spec.type = type_of_default(declared, owner, name);
-    spec.default_text = canonical(owner, spec, text_of(declared));
+    spec.default_text = canonical(owner, spec, param_text(declared));
     return spec;
   }
   const py::dict d = py::reinterpret_borrow<py::dict>(declared);
@@ -61,7 +55,7 @@ ParamSpec spec_of(const std::string& owner, const std::string& name, py::handle 
   }
   if (!d.contains("default")) throw UserError(owner + ": parameter " + name + " has no \"default\"");
   const py::handle def = d["default"];
-  spec.accepts_theory = d.contains("theory") ? d["theory"].cast<bool>() : text_of(def) == kTheory;
+  spec.accepts_theory = d.contains("theory") ? d["theory"].cast<bool>() : param_text(def) == kTheory;
   if (d.contains("choices")) {
     spec.type = ParamType::choice;
     for (const auto& c : d["choices"]) spec.choices.push_back(py::str(c));
@@ -81,11 +75,24 @@ ParamSpec spec_of(const std::string& owner, const std::string& name, py::handle 
     return d[key].cast<double>();
   };
   spec.bounds = Bounds{bound("gt"), bound("ge"), bound("lt"), bound("le")};
-  spec.default_text = canonical(owner, spec, text_of(def));
+  spec.default_text = canonical(owner, spec, param_text(def));
   return spec;
 }
 
 }  // namespace
+
+std::string param_text(py::handle value) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? "true" : "false";
+  if (py::isinstance<py::float_>(value)) return format_real(value.cast<double>());
+  return py::str(value);
+}
+
+ParamMap param_texts(py::handle values) {
+  ParamMap out;
+  if (values.is_none()) return out;
+  for (const auto& [key, value] : py::cast<py::dict>(values)) out[py::str(key)] = param_text(value);
+  return out;
+}
 
 PythonParams PythonParams::declared(py::handle params, const std::string& owner) {
   PythonParams out;
@@ -132,7 +139,7 @@ ParamMap PythonParams::canonical_of(const std::string& owner, py::handle ns) con
   ParamMap out;
   for (const auto& spec : specs) {
     const py::object v = ns.attr(spec.name.c_str());
-    out[spec.name] = v.is_none() && spec.accepts_theory ? kTheory : canonical(owner, spec, text_of(v));
+    out[spec.name] = v.is_none() && spec.accepts_theory ? kTheory : canonical(owner, spec, param_text(v));
   }
   return out;
 }

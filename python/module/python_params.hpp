@@ -28,4 +28,9 @@ struct PythonParams {
   ParamMap canonical_of(const std::string& owner, py::handle ns) const;
 };
 
+//! A Python value as the text -s / -p take (floats at full precision, bools true/false).
+std::string param_text(py::handle value);
+//! A dict of Python values (or None: empty) as such texts.
+ParamMap param_texts(py::handle values);
+
 }  // namespace fedbench::python

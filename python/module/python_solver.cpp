@@ -34,7 +34,8 @@ struct Detached {
 
 bool is_number(py::handle v) {
   if (PyFloat_Check(v.ptr()) || (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr()))) return true;
-  static const py::object generic = py::module_::import("numpy").attr("generic");
+  // A handle, never released: a static py::object would be released after the interpreter.
+  static const py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
   return py::isinstance(v, generic);
 }
 

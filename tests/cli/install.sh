@@ -5,7 +5,8 @@
 # datasets in the per-user directory, the installed docs' relative links and images resolve,
 # the man page renders with an ENVIRONMENT section listing every variable the sources read,
 # the bash completion completes subcommands, solver, parameter and experiment names, and the
-# Python reader imports from share/fedbench/python.
+# Python reader imports from share/fedbench/python; a Python solver file runs and the fedbench
+# module imports from lib/fedbench (builds with pybind11).
 source "$(dirname "$0")/lib.bash"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$(dirname "$fedbench")/.." && pwd)
@@ -178,5 +179,15 @@ if [ -f "$src/scripts/fedbench_read.py" ]; then
     _ "$elsewhere" "$prefix/share/fedbench/python" "$python"
 else
   echo "note: scripts/fedbench_read.py does not exist yet: reader import check skipped"
+fi
+
+# Python solvers (a build with pybind11): libfedbench.so finds the host in lib/fedbench, whose
+# RPATH finds lib/; the module imports from there.
+if [ -f "$build/lib/libfedbench_python.so" ]; then
+  cp "$src/tests/python/py_local_gda.py" "$elsewhere/gda.py"
+  expect_ok '^py-local-gda  \[minimax\]' bash -c 'cd "$1" && "$2" describe py-local-gda --plugin gda.py' \
+    _ "$elsewhere" "$installed"
+  expect_ok '^ok 3$' bash -c 'cd "$1" && PYTHONPATH="$2" "$3" -c "import fedbench; print(\"ok\", fedbench.problem(\"quadratic-game\", {\"clients\": 3}).num_clients)"' \
+    _ "$elsewhere" "$prefix/lib/fedbench" "$python"
 fi
 finish

@@ -1,13 +1,15 @@
 """The `fedbench` module from plain python3 (PYTHONPATH=build/lib/python): problems built by
 name, their counted oracles against finite differences and each other, the counts, the
-constants against `fedbench describe --json`, metrics at z0 and z*, streams, and a Python
-solver file loaded into the module's registries. Prints "module ok" or exits 1.
+constants against `fedbench describe --json`, metrics at z0 and z*, streams, a Python
+solver file loaded into the module's registries and run by fedbench.run (equal to local-gda), and
+a bilevel Python solver whose oracle and message counts are known. Prints "module ok" or exits 1.
 
 usage: test_module.py FEDBENCH"""
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -85,4 +87,52 @@ check(np.array_equal(s.normals(4), np.array([t.normal() for _ in range(4)])), "s
 fedbench.load_plugin(os.path.join(here, "py_local_gda.py"))
 d = fedbench.describe_solver("py-local-gda")
 check(d["plugin"].startswith("test-local-gda 1.0") and d["params"]["step_size"]["default"] == "theory", str(d))
+
+# ---- fedbench.run: the Python transcription equals local-gda, counters and metrics
+settings = dict(rounds=10, seed=2, participation="uniform:2", threads=2)
+solver_params = {"local_steps": 3, "schedule": "constant", "step_size": 0.1}
+c = fedbench.run("quadratic-game", "local-gda", params, solver_params, **settings)
+py = fedbench.run("quadratic-game", "py-local-gda", params, solver_params, **settings)
+check(c["status"] == "ok" and py["status"] == "ok" and py["solver_params"]["step_size"] == "0.1", str(py))
+for name, column in c["columns"].items():
+    if name not in ("wall_time", "eval_time"):
+        check(np.array_equal(column, py["columns"][name]), f"fedbench.run column {name}")
+
+# ---- a bilevel Python solver: one of each oracle per client and round, two fields up
+probe = """
+class Probe:
+    name = "py-bilevel-probe"
+    summary = "a lower-level step per client, with one oracle call of each kind"
+    family = "bilevel"
+    params = {"step_size": 0.1}
+    up = ("model", "loss")
+    def server_begin(self, server, down):
+        down["model"] = server.model
+    def client_round(self, client, state, down, up):
+        z, b = down["model"].copy(), client.bilevel
+        s = b.draw_lower(0)
+        v = b.lower_grad_y(s, z)
+        b.lower_hvp(s, z, v)
+        b.lower_jvp(s, z, v)
+        b.upper_grad_x(b.draw_upper(0), z)
+        z[client.dim_x:] -= self.p.step_size * v
+        up["model"] = z
+        up["loss"] = b.lower_value(s, z)
+    def server_end(self, server, uploads):
+        server.model[:] = sum(u["model"] for u in uploads) / len(uploads)
+fedbench_plugin = {"name": "probe", "version": "0", "solvers": [Probe]}
+"""
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "probe.py")
+    with open(path, "w") as f:
+        f.write(probe)
+    fedbench.load_plugin(path)
+r = fedbench.run("bilevel-quadratic", "py-bilevel-probe", rounds=3, eval_every=1)
+cols, m = r["columns"], b.num_clients
+check(r["status"] == "ok", str(r))
+check(list(cols["hvp_calls"]) == [0, m, 2 * m, 3 * m] and cols["jvp_calls"][-1] == 3 * m, "bilevel hvp/jvp counts")
+check(cols["grad_x_calls"][-1] == 3 * m and cols["grad_y_calls"][-1] == 3 * m and cols["value_calls"][-1] == 3 * m,
+      "bilevel gradient and value counts")
+check(cols["floats_up"][-1] == 3 * m * (b.dim + 1) and cols["floats_down"][-1] == 3 * m * b.dim, "message sizes")
+check(cols["lower_gap"][-1] < cols["lower_gap"][0], "the lower-level steps reduce the lower gap")
 print("module ok")
