@@ -6,9 +6,14 @@
 
 #include "arrays.hpp"
 #include "contexts.hpp"
+#include "engine/solver_contract.hpp"
 #include "python_errors.hpp"
 
 namespace fedbench::python {
+
+static_assert(check_solver_contract<PythonSolver>());
+// Client state lasts from round to round: the engine keeps one per client.
+static_assert(!solver_client_is_scratch<PythonSolver>());
 
 namespace {
 

@@ -5,6 +5,8 @@
 # and inside a suite (`- python: FILE`); at --threads 1 and 2 its files are bit for bit the same
 # but the timing columns. A change to the .py file makes its finished run stale. A Python
 # exception in a hook ends the run with status error and the message; a bad file is one line.
+# Neither fedbench nor libfedbench.so links libpython, and without the embedding host a .py
+# plug-in is refused in one line.
 # Then the `fedbench` module from plain python3 (tests/python/test_module.py).
 source "$(dirname "$0")/lib.bash"
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -91,6 +93,19 @@ expect_fail_like 2 "plug-in $scratch/plain.py: not a fedbench solver file" "$fed
 sed 's/"py-local-gda"/"local-gda"/' "$plugin" >"$scratch/clash.py"
 expect_fail_like 2 "solver 'local-gda' is already registered by fedbench; rename it" \
   "$fedbench" list solvers --plugin "$scratch/clash.py"
+
+# ---- neither the executable nor libfedbench.so links libpython; without the host (a copy of
+# libfedbench.so elsewhere), a .py plug-in is one line that says what is missing
+lib_dir=$(dirname "$fedbench")/../lib
+for f in "$fedbench" "$lib_dir/libfedbench.so"; do
+  checks=$((checks + 1))
+  if ldd "$f" | grep -q libpython; then echo "FAIL: $f links libpython"; failures=$((failures + 1)); fi
+done
+mkdir -p "$scratch/bare"
+cp -L "$lib_dir"/libfedbench.so.*.* "$scratch/bare/"
+(cd "$scratch/bare" && for f in libfedbench.so.*.*.*; do ln -sf "$f" "${f%.*}"; done)
+expect_fail_like 2 "^fedbench: plug-in $plugin: Python solvers need fedbench's Python support \\(pybind11 at build time\\).*; install pybind11-dev python3-pybind11 and rebuild fedbench$" \
+  env LD_LIBRARY_PATH="$scratch/bare" "$fedbench" list solvers --plugin "$plugin"
 
 # ---- the module from plain python3
 expect_ok '^module ok' env PYTHONPATH="$module_dir" "$python" "$here/tests/python/test_module.py" "$fedbench"
