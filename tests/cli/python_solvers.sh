@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Python solvers run by fedbench's engine (docs/python.md). tests/python/py_local_gda.py, a
 # transcription of local-gda, writes the run file of the C++ solver: metrics to 1e-12 (relative),
-# counters and communication identical, on quadratic-game with partial participation; by --plugin
+# counters and communication identical, on quadratic-game with partial participation (and, with
+# minibatches under iid sampling, the run file of local-sgda); by --plugin
 # and inside a suite (`- python: FILE`); at --threads 1 and 2 its files are bit for bit the same
 # but the timing columns. A change to the .py file makes its finished run stale. A Python
 # exception in a hook ends the run with status error and the message; a bad file is one line.
@@ -18,19 +19,22 @@ fi
 plugin=$here/tests/python/py_local_gda.py
 compare() { "$python" "$here/tests/python/compare_runs.py" "$@"; }
 problem=(--problem quadratic-game -p clients=6 -p samples=10 -p dim=5)
-settings=(--participation uniform:3 --rounds 30 --seed 3 -q)
 
-# ---- --plugin: the decay schedule with theory values, then a constant step
-for solver_params in "-s local_steps=5" "-s local_steps=4 -s schedule=constant -s step_size=0.2"; do
+# ---- --plugin: the decay schedule with theory values, a constant step, and minibatches drawn
+# by the engine's streams under iid sampling (a client may run twice in a round) against
+# local-sgda. Each case: C++ solver | participation | solver parameters.
+for case in "local-gda|uniform:3|-s local_steps=5" \
+            "local-gda|uniform:3|-s local_steps=4 -s schedule=constant -s step_size=0.2" \
+            "local-sgda|iid:4|-s local_steps=3 -s batch_size=2"; do
+  IFS='|' read -r cpp participation solver_params <<<"$case"
+  run=("${problem[@]}" --participation "$participation" --rounds 30 --seed 3 -q)
   # shellcheck disable=SC2086
-  "$fedbench" run "${problem[@]}" --solver local-gda $solver_params "${settings[@]}" -o "$scratch/c.h5"
+  "$fedbench" run "${run[@]}" --solver "$cpp" $solver_params -o "$scratch/c.h5"
   # shellcheck disable=SC2086
-  "$fedbench" run --plugin "$plugin" "${problem[@]}" --solver py-local-gda $solver_params "${settings[@]}" \
-    --threads 1 -o "$scratch/py1.h5"
+  "$fedbench" run --plugin "$plugin" "${run[@]}" --solver py-local-gda $solver_params --threads 1 -o "$scratch/py1.h5"
   expect_ok 'max relative metric difference' compare "$scratch/c.h5" "$scratch/py1.h5" --rtol 1e-12
   # shellcheck disable=SC2086
-  "$fedbench" run --plugin "$plugin" "${problem[@]}" --solver py-local-gda $solver_params "${settings[@]}" \
-    --threads 2 -o "$scratch/py2.h5"
+  "$fedbench" run --plugin "$plugin" "${run[@]}" --solver py-local-gda $solver_params --threads 2 -o "$scratch/py2.h5"
   expect_ok 'difference 0.000e\+00' compare "$scratch/py1.h5" "$scratch/py2.h5"
 done
 # The run file names the plug-in and fingerprints its file.
