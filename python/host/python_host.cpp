@@ -32,8 +32,9 @@ bool fedbench_python_start(std::string* error) {
   static bool started = false;
   if (started) return true;
   try {
-    // No Python signal handlers: Ctrl-C stays fedbench's (core/interrupt.hpp).
-    py::initialize_interpreter(false);
+    // No Python signal handlers: Ctrl-C stays fedbench's (core/interrupt.hpp). No working
+    // directory on sys.path: a file there must not shadow a module.
+    py::initialize_interpreter(false, 0, nullptr, false);
     {
       py::module_::import("sys").attr("path").attr("insert")(0, module_directory());
       py::module_::import("fedbench");

@@ -91,6 +91,11 @@ py::object import_file(const std::string& path) {
   py::object module = util.attr("module_from_spec")(spec);
   const py::dict modules = py::module_::import("sys").attr("modules");
   modules[py::str(name)] = module;  // while it runs: dataclasses and pickling look it up there
+  // Helper modules beside the file import as in a script run from there (after the standard
+  // library and installed packages, so that they cannot shadow those).
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  py::list sys_path = py::module_::import("sys").attr("path");
+  if (!sys_path.contains(dir)) sys_path.append(dir);
   try {
     spec.attr("loader").attr("exec_module")(module);
   } catch (...) {

@@ -8,7 +8,6 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
-#include "core/text.hpp"
 #include "problem/problem_registry.hpp"
 #include "python_params.hpp"
 

@@ -2,6 +2,9 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "core/error.hpp"
 #include "core/text.hpp"
 

@@ -73,6 +73,18 @@ expect_fail_like 2 "picked.yaml:[0-9]+: .*declares no solver 'gda'; it declares:
   "$fedbench" plan picked.yaml --results out
 cd - >/dev/null
 
+# ---- a helper module beside the solver file imports (the file's directory is on sys.path)
+mkdir -p "$scratch/helped"
+printf 'def step(x, g, gamma):\n    return x - gamma * g\n' >"$scratch/helped/gda_steps.py"
+sed -e 's/^import numpy as np$/import numpy as np\nfrom gda_steps import step/' \
+    -e 's/x -= self.step_at(client.round \* K + k) \* g/x = step(x, g, self.step_at(client.round * K + k))/' \
+    -e 's/"py-local-gda"/"py-helped-gda"/' "$plugin" >"$scratch/helped/helped.py"
+(cd "$scratch" && "$fedbench" run --plugin helped/helped.py "${problem[@]}" --solver py-helped-gda -s local_steps=5 \
+   --participation uniform:3 --rounds 30 --seed 3 -q -o "$scratch/helped.h5")
+"$fedbench" run "${problem[@]}" --solver local-gda -s local_steps=5 --participation uniform:3 --rounds 30 --seed 3 -q \
+  -o "$scratch/c.h5"
+expect_ok 'max relative metric difference' compare "$scratch/c.h5" "$scratch/helped.h5" --rtol 1e-12
+
 # ---- errors: a hook's exception ends the run; a bad file is refused in one line
 cat >"$scratch/fails.py" <<'PY'
 class Fails:
