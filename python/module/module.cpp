@@ -17,6 +17,7 @@ PYBIND11_MODULE(fedbench, m) {
   fedbench::python::bind_contexts(m);
   fedbench::python::bind_setup(m);
   fedbench::python::bind_problems(m);
-  fedbench::python::bind_plugins(m);
+  fedbench::python::bind_registries(m);
   fedbench::python::bind_run(m);
+  fedbench::python::install_plugin_loader();
 }
