@@ -97,6 +97,8 @@ void bind_setup(py::module_& m) {
            }, py::arg("name"), "a problem constant by its name in `fedbench describe PROBLEM`")
       .def("reject", [](const SetupView& s, const std::string& why) { s.setup->reject(why); }, py::arg("why"))
       .def_property_readonly("problem", [](const SetupView& s) { return s.setup->config.problem; })
+      .def_property_readonly("rounds", [](const SetupView& s) { return s.setup->config.budget.rounds; },
+                             "the run's round budget")
       .def_property_readonly("num_clients", [](const SetupView& s) { return s.setup->problem.num_clients(); })
       .def_property_readonly("dim_x", [](const SetupView& s) { return s.setup->problem.dim_x(); })
       .def_property_readonly("dim_y", [](const SetupView& s) { return s.setup->problem.dim_y(); });

@@ -2,7 +2,8 @@
 # Python solvers run by fedbench's engine (docs/python.md). tests/python/py_local_gda.py, a
 # transcription of local-gda, writes the run file of the C++ solver: metrics to 1e-12 (relative),
 # counters and communication identical, on quadratic-game with partial participation (and, with
-# minibatches under iid sampling, the run file of local-sgda); by --plugin
+# minibatches under iid sampling, the run file of local-sgda), and tests/python/py_fedmbo.py that
+# of fedmbo on bilevel-quadratic; by --plugin
 # and inside a suite (`- python: FILE`); at --threads 1 and 2 its files are bit for bit the same
 # but the timing columns. A change to the .py file makes its finished run stale. A Python
 # exception in a hook ends the run with status error and the message; a bad file is one line.
@@ -37,6 +38,19 @@ for case in "local-gda|uniform:3|-s local_steps=5" \
   "$fedbench" run --plugin "$plugin" "${run[@]}" --solver py-local-gda $solver_params --threads 2 -o "$scratch/py2.h5"
   expect_ok 'difference 0.000e\+00' compare "$scratch/py1.h5" "$scratch/py2.h5"
 done
+# FedMBO (bilevel, two exchanges a round with the same clients, state kept between them, the
+# "neumann-k" stream) against the C++ fedmbo, deterministic and randomized Neumann sums.
+for solver_params in "" "-s neumann=randomized -s batch_size=3"; do
+  run=(--problem bilevel-quadratic -p clients=4 -p samples=8 --participation uniform:3 --rounds 12 --seed 4
+       --eval-every 1 -q)
+  # shellcheck disable=SC2086
+  "$fedbench" run "${run[@]}" --solver fedmbo $solver_params -o "$scratch/mbo.h5"
+  # shellcheck disable=SC2086
+  "$fedbench" run --plugin "$here/tests/python/py_fedmbo.py" "${run[@]}" --solver py-fedmbo $solver_params \
+    --threads 2 -o "$scratch/py_mbo.h5"
+  expect_ok 'max relative metric difference' compare "$scratch/mbo.h5" "$scratch/py_mbo.h5" --rtol 1e-12
+done
+
 # The run file names the plug-in and fingerprints its file.
 expect_ok '^test-local-gda 1.0 \(.*py_local_gda.py\) plugin:[0-9a-f]{16}$' "$python" -c "
 import h5py; f = h5py.File('$scratch/py2.h5'); print(f.attrs['plugin_solver'], f.attrs['code_solver'])"
