@@ -2,6 +2,12 @@
 # extension module (build/lib/python) and the embedding host libfedbench_python.so (build/lib),
 # which libfedbench.so dlopen()s for the first .py plug-in. Only the host links libpython;
 # libfedbench.so and the fedbench executable never do. Without pybind11 the rest builds as before.
+# Sanitizer trees leave it out: the module would need ASan's runtime inside an uninstrumented
+# python3, and an interpreter that is never finalised reads as leaks.
+if(FEDBENCH_SANITIZE OR FEDBENCH_FUZZ)
+  message(STATUS "sanitizer build: no Python solvers or module")
+  return()
+endif()
 find_program(FEDBENCH_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(FEDBENCH_SYSTEM_PYTHON AND NOT Python_EXECUTABLE)
   set(Python_EXECUTABLE ${FEDBENCH_SYSTEM_PYTHON})  # Debian's python3, not one first on PATH
