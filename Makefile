@@ -117,9 +117,10 @@ reproduce: build
 	@status=0; for name in $$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); do \
 	  echo "== $$name"; $(BUILD)/bin/fedbench reproduce $$name -q || status=1; done; exit $$status
 
-# Builds fedbench and its man page only, then installs under $(PREFIX) (DESTDIR is honoured).
+# Builds fedbench, its man page and its Python support only, then installs under $(PREFIX)
+# (DESTDIR is honoured).
 install: deps $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS) --target fedbench fedbench_man
+	cmake --build $(BUILD) -j $(JOBS) --target fedbench fedbench_man fedbench_python
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:

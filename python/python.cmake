@@ -4,8 +4,10 @@
 # libfedbench.so and the fedbench executable never do. Without pybind11 the rest builds as before.
 # Sanitizer trees leave it out: the module would need ASan's runtime inside an uninstrumented
 # python3, and an interpreter that is never finalised reads as leaks.
+# `fedbench_python` builds whatever of it this configuration has (`make install` names it).
 if(FEDBENCH_SANITIZE OR FEDBENCH_FUZZ)
   message(STATUS "sanitizer build: no Python solvers or module")
+  add_custom_target(fedbench_python)
   return()
 endif()
 find_program(FEDBENCH_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -16,6 +18,7 @@ set(PYBIND11_FINDPYTHON ON)
 find_package(pybind11 CONFIG QUIET)
 if(NOT pybind11_FOUND)
   message(STATUS "pybind11 not found: no Python solvers or module (install pybind11-dev python3-pybind11)")
+  add_custom_target(fedbench_python)
   return()
 endif()
 
@@ -35,3 +38,4 @@ set_target_properties(fedbench_python_host PROPERTIES OUTPUT_NAME fedbench_pytho
                       INSTALL_RPATH "$ORIGIN/..")
 # The host is useless without the module it imports.
 add_dependencies(fedbench_python_host fedbench_python_module)
+add_custom_target(fedbench_python DEPENDS fedbench_python_module fedbench_python_host)
