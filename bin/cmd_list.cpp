@@ -24,6 +24,7 @@ void print_entry(const RegistryEntry<Product>& e, bool with_params) {
   // An alias's summary names its own paper where it has one; the citation is the base's.
   std::cout << "\n  " << e.summary << "\n  "
             << (e.alias_of.empty() ? "" : "implemented as " + e.alias_of + ": ") << e.citation << "\n";
+  if (e.plugin) std::cout << "  plug-in: " << e.plugin->describe() << "\n";
   if (!with_params) return;
   if (!e.objective.empty()) std::cout << "  objective: " << e.objective << "\n";
   auto specs = e.params;
@@ -62,6 +63,9 @@ Json entry_json(const RegistryEntry<Product>& e) {
           {"summary", e.summary},
           {"citation", e.citation},
           {"objective", e.objective},
+          {"plugin", e.plugin ? Json({{"name", e.plugin->name}, {"version", e.plugin->version},
+                                      {"path", e.plugin->path}, {"fingerprint", e.plugin->fingerprint}})
+                              : Json(nullptr)},
           {"params", params}};
 }
 
@@ -82,6 +86,7 @@ void print_markdown(const Registry<Product>& registry, const std::string& kind) 
             << "| name | family | what | source |\n|---|---|---|---|\n";
   for (const auto& name : registry.names()) {
     const auto& e = registry.get(name);
+    if (e.plugin) continue;  // the catalogs document fedbench itself
     std::cout << "| `" << e.name << "`" << (e.alias_of.empty() ? "" : " (= `" + e.alias_of + "`)") << " | "
               << e.family << " | " << markdown_cell(e.summary) << " | " << markdown_cell(e.citation) << " |\n";
   }

@@ -24,5 +24,7 @@ std::function<int()> add_instance(CLI::App& app);
 std::function<int()> add_report(CLI::App& app);
 std::function<int()> add_reproduce(CLI::App& app);
 std::function<int()> add_prune(CLI::App& app);
+std::function<int()> add_conform(CLI::App& app);
+std::function<int()> add_new_solver(CLI::App& app);
 
 }  // namespace fedbench::cli

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
                    fedbench::cli::add_show, fedbench::cli::add_plan, fedbench::cli::add_export,
                    fedbench::cli::add_check, fedbench::cli::add_select,
                    fedbench::cli::add_data, fedbench::cli::add_instance,
-                   fedbench::cli::add_report, fedbench::cli::add_reproduce, fedbench::cli::add_prune}) {
+                   fedbench::cli::add_report, fedbench::cli::add_reproduce, fedbench::cli::add_prune,
+                   fedbench::cli::add_conform, fedbench::cli::add_new_solver}) {
     auto action = add(app);
     commands[app.get_subcommands({}).back()] = std::move(action);
   }
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
              "a suite), show (a run file), plan (a suite's runs), export (CSV), check (against "
              "stored references), select (best configuration per solver), report (an HTML page of "
              "a results directory), reproduce (a paper experiment with its claims checked), instance (a problem's data for checks outside fedbench), data "
-             "(datasets), prune (run files of older configurations). "
+             "(datasets), prune (run files of older configurations), conform (check a solver, e.g. a "
+             "plug-in's), new-solver (a plug-in project to start from). "
              "Details: fedbench SUBCOMMAND --help.");
   try {
     app.parse(argc, argv);

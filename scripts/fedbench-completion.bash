@@ -25,7 +25,7 @@ _fedbench_subcommands() {
                s && /^  [a-z]/ { print $1; next }
                s && !/^   / { s = 0 }' <<<"$REPLY")
   if [[ -z $REPLY && $# -eq 0 ]]; then  # fedbench not runnable: the known list
-    REPLY="list describe run show plan export check select data instance report reproduce prune"
+    REPLY="list describe run show plan export check select data instance report reproduce prune conform new-solver"
   fi
 }
 
@@ -216,6 +216,7 @@ _fedbench_complete() {
     show | export) _fedbench_files '*.h5' ;;
     select | report) _fedbench_dirs ;;
     instance) _fedbench_names list problems; _fedbench_add "$REPLY" ;;
+    conform) _fedbench_names list solvers; _fedbench_add "$REPLY" ;;
     reproduce) _fedbench_names reproduce --list; _fedbench_add "$REPLY" ;;
     *) _fedbench_files ;;
   esac

@@ -286,6 +286,8 @@ std::string summarize_trajectory(const StoredRun& run) {
   if (provenance.recorded) {
     o << "code:     numerics " << provenance.numerics << ", solver " << provenance.solver_code << ", problem "
       << provenance.problem_code << " (build-time fingerprints)\n";
+    if (!provenance.solver_plugin.empty()) o << "plug-in:  solver from " << provenance.solver_plugin << "\n";
+    if (!provenance.problem_plugin.empty()) o << "plug-in:  problem from " << provenance.problem_plugin << "\n";
     for (const auto& f : provenance.data)
       o << "data:     " << f.absolute << " (" << f.size << " bytes, sha256 " << f.sha256 << ")\n";
   } else {

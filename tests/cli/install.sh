@@ -65,7 +65,7 @@ done
 # Without the installed experiments, the message names every place looked in: the working
 # directory and the installed share, never the source tree.
 bare=$scratch/bare
-mkdir -p "$bare/bin" && cp "$installed" "$bare/bin/"
+mkdir -p "$bare/bin" "$bare/lib" && cp "$installed" "$bare/bin/" && cp -a "$prefix"/lib/libfedbench.so* "$bare/lib/"
 expect_fail_like 2 "^fedbench: no results/experiments directory: looked in results/experiments \(working directory\), $bare/share/fedbench/results/experiments \(installed share\); set FEDBENCH_EXPERIMENTS to the directory that holds it$" \
   bash -c 'cd "$1" && "$2" reproduce --list' _ "$elsewhere" "$bare/bin/fedbench"
 expect_fail_like 2 "^fedbench: FEDBENCH_EXPERIMENTS=$elsewhere/nowhere is not a directory; " \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every shell block of README.md runs as written (its `make` lines aside: they are the set-up
 # this test runs under), in a scratch directory that sees the repository's suites, experiments,
-# scripts and datasets, with this build's fedbench first on PATH: an example that exits non-zero
-# fails the test.
+# scripts and datasets, with this build's fedbench first on PATH and this build installed in
+# $HOME/.local of a scratch home: an example that exits non-zero fails the test.
 source "$(dirname "$0")/lib.bash"
 root=$PWD
 work=$scratch/work
@@ -12,6 +12,12 @@ ln -s "$root/results/experiments" "$work/results/experiments"
 ln -s "$root/scripts" "$work/scripts"
 ln -s "$(realpath "$fedbench")" "$scratch/bin/fedbench"
 data=${FEDBENCH_DATA:-$root/../shared/datasets}
+# `make install PREFIX=$HOME/.local`, as the README's plug-in block assumes, into a scratch home.
+home=$scratch/home
+build=$(cd "$(dirname "$fedbench")/.." && pwd)
+cmake=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
+[ -x "$cmake" ] || cmake=cmake
+"$cmake" --install "$build" --prefix "$home/.local" >/dev/null
 
 "$python" - "$root/README.md" "$scratch" <<'PY'
 import re, sys
@@ -28,7 +34,7 @@ for file in "$scratch"/block-*.sh; do
   [ -e "$file" ] || continue
   n=$((n + 1))
   checks=$((checks + 1))
-  if ! out=$(cd "$work" && PATH="$scratch/bin:$PATH" FEDBENCH_DATA="$data" bash -euo pipefail "$file" 2>&1); then
+  if ! out=$(cd "$work" && HOME="$home" PATH="$scratch/bin:$PATH" FEDBENCH_DATA="$data" bash -euo pipefail "$file" 2>&1); then
     echo "FAIL: README block $(basename "$file" .sh) exits non-zero:"; sed 's/^/  | /' "$file"
     echo "  output:"; tail -n 15 <<<"$out" | sed 's/^/  | /'
     failures=$((failures + 1))

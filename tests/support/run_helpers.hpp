@@ -6,6 +6,7 @@
 #include <vector>
 #include <string>
 
+#include "engine/conformance.hpp"
 #include "engine/runner.hpp"
 #include "engine/solver.hpp"
 #include "problem/bilevel_problem.hpp"
@@ -63,10 +64,7 @@ struct RunSpec {
 
 //! Prepares and executes a request (any budget, target included) on one thread.
 inline MemoryTrajectory run_request(const RunRequest& req, const std::shared_ptr<const Problem>& p) {
-  PreparedRun prepared = prepare_run(req, p);
-  MemoryTrajectory t;
-  execute(prepared, 1, t);
-  return t;
+  return run_in_memory(req, p);
 }
 
 inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
@@ -81,17 +79,7 @@ inline MemoryTrajectory run(const std::shared_ptr<const Problem>& p,
   req.seed = spec.seed;
   req.budget.rounds = spec.rounds;
   req.eval.every = spec.eval_every;
-  PreparedRun prepared = prepare_run(req, p);
-  prepared.config.scratch_per_client = spec.scratch_per_client;
-  prepared.core_share = spec.core_share;
-  MemoryTrajectory t;
-  if (spec.also) {
-    TeeSink both({spec.also, &t});
-    execute(prepared, spec.threads, both);
-  } else {
-    execute(prepared, spec.threads, t);
-  }
-  return t;
+  return run_in_memory(req, p, {spec.threads, spec.scratch_per_client, spec.core_share, spec.also});
 }
 
 }  // namespace fedbench::testing

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/core_share.hpp"
+#include "engine/conformance.hpp"
 #include "engine/context.hpp"
 #include "engine/solver.hpp"
 #include "support/run_helpers.hpp"
@@ -94,25 +95,6 @@ TEST_CASE("conformance: every solver gives the same bits with 1 and 3 threads") 
     }
   }
 }
-
-namespace {
-// Frees `cores` of a suite's share when the run records round `at`: from the next round on the
-// run has more threads, as when the other jobs of a suite run out of runs to start.
-class FreeCoresAt : public TrajectorySink {
- public:
-  FreeCoresAt(CoreShare& share, std::int64_t at, int cores) : share_(share), at_(at), cores_(cores) {}
-  void begin(const RunHeader&) override {}
-  void row(const TrajectoryRow& r) override {
-    if (r.round == at_) share_.job_finished(cores_);
-  }
-  void end(const RunSummary&) override {}
-
- private:
-  CoreShare& share_;
-  std::int64_t at_;
-  int cores_;
-};
-}  // namespace
 
 TEST_CASE("conformance: every solver gives the same bits when its threads grow mid-run") {
   for (const auto& name : fedbench::testing::solvers_of("minimax")) {

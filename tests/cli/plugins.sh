@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Out-of-tree plug-ins, as a researcher makes one: fedbench installed into a scratch prefix,
+# `new-solver` writes a project that is built against the prefix's CMake package (nothing of
+# the source tree), its conformance test passes, the plug-in's solver is listed and described
+# with its origin, runs in a suite beside a built-in solver, is selected and reported; its run
+# files record the plug-in and go stale when the library changes. A mis-typed hook does not
+# build (the contract's message), and a plug-in built against another fedbench is refused with
+# both versions named.
+source "$(dirname "$0")/lib.bash"
+build=$(cd "$(dirname "$fedbench")/.." && pwd)
+prefix=$scratch/prefix
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+cmake=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
+[ -x "$cmake" ] || cmake=cmake
+ctest=$(dirname "$cmake")/ctest
+[ -x "$ctest" ] || ctest=ctest
+# Nothing of the caller's environment loads other plug-ins.
+unset FEDBENCH_PLUGINS
+export XDG_DATA_HOME=$scratch/xdg
+
+checks=$((checks + 1))
+if ! out=$("$cmake" --install "$build" --prefix "$prefix" 2>&1); then
+  fail "cmake --install"; sed 's/^/  | /' <<<"$out" | tail -n 20; finish; exit
+fi
+fb=$prefix/bin/fedbench
+cd "$scratch"
+
+# The project, built against the installed package only.
+expect_ok '^wrote proj/my_gda.cpp$' "$fb" new-solver my-gda --dir proj
+expect_fail_like 2 '^fedbench: new-solver: proj exists; ' "$fb" new-solver my-gda --dir proj
+expect_fail_like 2 "^fedbench: new-solver: 'My_GDA' is not a solver name" "$fb" new-solver My_GDA
+configure() {  # configure SOURCE BUILD PREFIX
+  "$cmake" -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$3" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    "$cmake" --build "$2" 2>&1
+}
+checks=$((checks + 1))
+if ! out=$(configure proj proj/build "$prefix"); then
+  fail "the new-solver project does not build"; sed 's/^/  | /' <<<"$out" | tail -n 30; finish; exit
+fi
+plugin=$scratch/proj/build/libmy_gda.so
+expect_ok "all checks passed for solver my-gda" "$ctest" --test-dir proj/build -V
+expect_ok '^my-gda  \[minimax\]' "$fb" --plugin "$plugin" list solvers
+expect_ok "^  plug-in: my-gda 0.1.0 \($plugin\)$" "$fb" describe my-gda --plugin="$plugin"
+expect_ok '"fingerprint":"[0-9a-f]{16}"' "$fb" --plugin "$plugin" list solvers --json
+expect_ok "^  plug-in: my-gda 0.1.0" env FEDBENCH_PLUGINS="$scratch/proj/build" "$fb" describe my-gda
+mkdir -p "$XDG_DATA_HOME/fedbench/plugins" && cp "$plugin" "$XDG_DATA_HOME/fedbench/plugins/"
+expect_ok "^  plug-in: my-gda 0.1.0 \($XDG_DATA_HOME/fedbench/plugins/libmy_gda.so\)" "$fb" describe my-gda
+rm -r "$XDG_DATA_HOME/fedbench/plugins"
+expect_fail_like 2 "^fedbench: unknown problem or solver 'my-gda'" "$fb" describe my-gda
+expect_fail_like 2 "^fedbench: plug-in nothing.so: no such file; " "$fb" --plugin nothing.so list solvers
+expect_fail_like 2 "^fedbench: plug-in $prefix/lib/libfedbench.so.*: not a fedbench plug-in" \
+  "$fb" --plugin "$(ls "$prefix"/lib/libfedbench.so.*.*.*)" list solvers
+
+# A suite with the plug-in's solver beside a built-in one; select and report see both.
+cat > mini.yaml <<'YAML'
+name: mini
+seeds: [1]
+rounds: 30
+eval: {every: 5}
+problems:
+  - name: quadratic-game
+    params: {clients: 4, samples: 6, dim: 3}
+solvers:
+  - name: my-gda
+    params:
+      step_size: [0.01, 0.03]
+  - name: local-gda
+    params: {schedule: constant, step_size: 0.01}
+YAML
+expect_ok '^\[3/3\]' "$fb" --plugin "$plugin" run mini.yaml --results res --jobs 2
+expect_ok 'my-gda' "$fb" --plugin "$plugin" select res --at rounds=30
+expect_ok '.' "$fb" --plugin "$plugin" report res -o rep
+checks=$((checks + 1))
+grep -q 'my-gda' rep/index.html 2>/dev/null || fail "the report names no my-gda run"
+run=$(ls res/*my-gda* 2>/dev/null | head -n 1)
+[ -z "$run" ] && run=$(grep -l 'my-gda' $(find res -name '*.h5') | head -n 1)
+attr() { "$python" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r").attrs[sys.argv[2]])' "$@"; }
+expect_ok "^my-gda 0.1.0 \($plugin\)$" attr "$run" plugin_solver
+expect_ok '^plugin:[0-9a-f]{16}$' attr "$run" code_solver
+expect_ok "^plug-in:  solver from my-gda 0.1.0 \($plugin\)$" "$fb" --plugin "$plugin" show "$run"
+expect_ok '3 done' "$fb" --plugin "$plugin" plan mini.yaml --results res
+
+# The plug-in changes (a new version of the library): its runs are stale, the built-in's are not.
+sed -i 's/FEDBENCH_PLUGIN("my-gda", "0.1.0")/FEDBENCH_PLUGIN("my-gda", "0.1.1")/' proj/my_gda.cpp
+"$cmake" --build proj/build >/dev/null 2>&1 || fail "rebuilding the plug-in"
+expect_ok '2 stale' "$fb" --plugin "$plugin" plan mini.yaml --results res
+
+# A mis-typed hook fails to build, with the contract's message.
+cp -r proj bad && rm -rf bad/build
+sed -i 's/void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {/void client_round(ClientCtx\& c, Client\& st, Down\& d, Up\& up) const {/' bad/my_gda.cpp
+checks=$((checks + 1))
+if out=$(configure bad bad/build "$prefix"); then fail "a plug-in with a mis-typed client_round built"
+elif ! grep -q 'solver: needs `void client_round(ClientCtx&, Client&, const Down&, Up&) const`' <<<"$out"; then
+  fail "the build of a mis-typed hook does not name the contract"; grep -m3 error <<<"$out" | sed 's/^/  | /'
+fi
+
+# conform can fail: a Client declared scratch that keeps its iterate from one turn to the next
+# gives other bits with one state per client than with one per running position.
+cp -r proj leaky && rm -rf leaky/build
+sed -i 's/    st.x = d.model;/    if (st.x.size() == 0) st.x = d.model;  \/\/ keeps its last iterate/' leaky/my_gda.cpp
+checks=$((checks + 1))
+configure leaky leaky/build "$prefix" >/dev/null || fail "building the leaky variant"
+checks=$((checks + 1))
+out=$("$fb" --plugin leaky/build/libmy_gda.so conform my-gda 2>&1) && rc=0 || rc=$?
+if [ "$rc" != 1 ] || ! grep -q '^FAIL  client state: one per position gives the bits of one per client' <<<"$out"; then
+  fail "conform passes a solver whose scratch Client keeps state (exit $rc)"; sed 's/^/  | /' <<<"$out"
+fi
+
+# Built against another fedbench (the installed ABI header of an older version): refused.
+cp -r "$prefix" other
+sed -i 's/#define FEDBENCH_ABI_VERSION "[^"]*"/#define FEDBENCH_ABI_VERSION "0.0.9"/' \
+  other/include/fedbench/plugin/plugin_abi.hpp
+cp -r proj old && rm -rf old/build
+checks=$((checks + 1))
+configure old old/build "$scratch/other" >/dev/null || fail "building against the other prefix"
+ours=$("$fb" --version | sed -n 's/^fedbench \([0-9.]*\).*/\1/p')
+expect_fail_like 2 "^fedbench: plug-in $scratch/old/build/libmy_gda.so was built against fedbench 0.0.9 \(headers [0-9a-f]{16}\), this is fedbench $ours \(headers [0-9a-f]{16}\); rebuild it against this fedbench$" \
+  "$fb" --plugin old/build/libmy_gda.so list solvers
+finish
