@@ -1,5 +1,6 @@
 // `fedbench new-solver NAME`: writes a plug-in project to start a method from (a solver file,
-// its CMakeLists.txt with the conformance test, a suite beside the papers' baselines).
+// its CMakeLists.txt with the conformance test, a suite beside the papers' baselines); with
+// --python, a Python solver file and its suite.
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -42,14 +43,10 @@ std::string camel_case(const std::string& name) {
   return out;
 }
 
-std::string fill(std::string text, const std::string& name) {
+std::string fill(const std::string& text, const std::string& name) {
   std::string target = name;
   for (auto& c : target) c = c == '-' ? '_' : c;
-  for (const auto& [key, value] : {std::pair<std::string, std::string>{"@NAME@", name},
-                                   {"@TYPE@", camel_case(name)}, {"@TARGET@", target}})
-    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
-      text.replace(at, key.size(), value);
-  return text;
+  return replace_placeholders(text, {{"@NAME@", name}, {"@TYPE@", camel_case(name)}, {"@TARGET@", target}});
 }
 
 }  // namespace
@@ -57,6 +54,7 @@ std::string fill(std::string text, const std::string& name) {
 std::function<int()> add_new_solver(CLI::App& app) {
   struct Options {
     std::string name, dir;
+    bool python = false;
   };
   auto o = std::make_shared<Options>();
   auto* sub = app.add_subcommand("new-solver", "write a plug-in project for a new solver: a solver file to "
@@ -64,6 +62,7 @@ std::function<int()> add_new_solver(CLI::App& app) {
                                                "the papers' baselines");
   sub->add_option("name", o->name, "the solver's registry name (lowercase, dashes), e.g. my-gda")->required();
   sub->add_option("--dir", o->dir, "project directory to create (default: NAME); must not exist");
+  sub->add_flag("--python", o->python, "a solver written in Python (one .py file, no build) instead of a C++ plug-in");
   return [o] {
     check_name(o->name);
     const fs::path dir = o->dir.empty() ? fs::path(o->name) : fs::path(o->dir);
@@ -72,16 +71,19 @@ std::function<int()> add_new_solver(CLI::App& app) {
       throw UserError("new-solver: " + dir.string() + " exists; choose another --dir or remove it");
     fs::create_directories(dir, ec);
     if (ec) throw UserError("new-solver: cannot create " + dir.string() + ": " + ec.message());
-    for (const auto& [path, content] : plugin_template_files()) {
+    for (const auto& [path, content] : plugin_template_files(o->python)) {
       const fs::path file = dir / fill(path, o->name);
       std::ofstream out(file);
       out << fill(content, o->name);
       if (!out) throw WriteError("new-solver: cannot write " + file.string());
       std::cout << "wrote " << file.string() << "\n";
     }
-    std::cout << "next: cmake -S " << dir.string() << " -B " << (dir / "build").string()
-              << " -DCMAKE_PREFIX_PATH=<fedbench's install prefix>, then see "
-              << (dir / "README.md").string() << "\n";
+    if (o->python)
+      std::cout << "next: see " << (dir / "README.md").string() << "\n";
+    else
+      std::cout << "next: cmake -S " << dir.string() << " -B " << (dir / "build").string()
+                << " -DCMAKE_PREFIX_PATH=<fedbench's install prefix>, then see "
+                << (dir / "README.md").string() << "\n";
     return 0;
   };
 }

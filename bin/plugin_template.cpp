@@ -105,11 +105,13 @@ FEDBENCH_REGISTER_SOLVER(@TYPE@, "@NAME@", "K local GDA steps, then a server ste
 FEDBENCH_PLUGIN("@NAME@", "0.1.0");
 )tmpl";
 
+// The suite of both kinds of project; @ENTRY@ is how it names the new solver, @LOAD@ what a
+// command needs to load it.
 const char* const kSuite = R"tmpl(# @NAME@ beside the papers' baselines on the strongly monotone quadratic game of Zhang,
 # Choudhury, Stich, Loizou (ICLR 2024), eq. (5): every method with its theory step sizes,
 # then each with a step-size grid under the same budget (the same tuning effort for all).
-#   fedbench --plugin build/lib@TARGET@.so run suite.yaml
-#   fedbench --plugin build/lib@TARGET@.so report results/@NAME@-vs-baselines
+#   fedbench @LOAD@run suite.yaml
+#   fedbench --plugin @PLUGIN@ report results/@NAME@-vs-baselines
 name: @NAME@-vs-baselines
 seeds: [1, 2]
 rounds: 200
@@ -118,8 +120,8 @@ problems:
   - name: quadratic-game
     params: {clients: 10, samples: 50, dim: 10}
 solvers:
-  - name: @NAME@
-  - name: @NAME@
+  - @ENTRY@
+  - @ENTRY@
     params:
       step_size: logspace(-3, -1, 3)
   - name: local-gda
@@ -146,15 +148,98 @@ its parameters; runs record this library's fingerprint, so that cached runs are 
 changes.
 )tmpl";
 
+const char* const kPythonSolver = R"tmpl("""@NAME@: K local gradient descent-ascent steps from the server model, then a server step of
+size eta_g along the clients' average change (eta_g = 1: the model is the average).
+
+Replace this with your method, and cite its paper here (authors, title, venue, year, algorithm
+number), with one `Resolved:` line per ambiguity you settled. fedbench's engine runs the hooks:
+it samples the clients, counts every oracle call and every float of `down` and `up`, draws the
+randomness (client.stream, server.stream) and evaluates the metrics. Theory (the default step):
+gamma = mu / (2 K L_max^2) from the problem's constants.
+"""
+
+
+class @TYPE@:
+    name = "@NAME@"
+    summary = "K local GDA steps, then a server step along the average change"
+    citation = "your paper: authors, venue, year, algorithm number"
+    family = "minimax"
+    params = {
+        "local_steps": {"default": 10, "ge": 1, "doc": "K, local steps per round"},
+        "batch_size": {"default": 0, "ge": 0, "doc": "samples per oracle call; 0 = the full local batch"},
+        "step_size": {"default": "theory", "type": "real", "gt": 0,
+                      "doc": "gamma, the local step; theory mu / (2 K L_max^2)"},
+        "server_step": {"default": 1.0, "gt": 0, "doc": "eta_g, the server step along the average change"},
+    }
+    down = ("model",)
+    up = ("change",)
+
+    @staticmethod
+    def resolve(p, setup):
+        if p.step_size is None:
+            lipschitz = setup.constant("lipschitz_client_max")
+            p.step_size = setup.constant("mu") / (2.0 * p.local_steps * lipschitz * lipschitz)
+
+    def server_begin(self, server, down):
+        down["model"] = server.model
+
+    def client_round(self, client, state, down, up):
+        x = down["model"].copy()
+        for _ in range(self.p.local_steps):
+            x -= self.p.step_size * client.oracle.op(x, self.p.batch_size)  # counted
+        up["change"] = x - down["model"]
+
+    def server_end(self, server, uploads):
+        mean = uploads[0]["change"].copy()  # in client-id order: the same bits always
+        for u in uploads[1:]:
+            mean += u["change"]
+        mean /= len(uploads)
+        server.model[:] += self.p.server_step * mean
+
+
+fedbench_plugin = {"name": "@NAME@", "version": "0.1.0", "solvers": [@TYPE@]}
+)tmpl";
+const char* const kPythonReadme = R"tmpl(# @NAME@: a solver for fedbench, in Python
+
+Check the solver, compare it with the papers' methods, look at the report:
+
+    fedbench --plugin @TARGET@.py conform @NAME@
+    fedbench run suite.yaml
+    fedbench --plugin @TARGET@.py report results/@NAME@-vs-baselines
+
+`@TARGET@.py` is the solver; the hooks, messages, oracles and streams it may use are in
+fedbench's docs/python.md, installed under share/doc/fedbench. Runs record this file's
+fingerprint, so that cached runs are redone when it changes (modules it imports are not
+fingerprinted).
+)tmpl";
+
+// The suite for a C++ plug-in (loaded by --plugin) or a Python file (named by the suite).
+std::string fill_suite(bool python) {
+  return replace_placeholders(kSuite, {{"@ENTRY@", python ? "python: @TARGET@.py" : "name: @NAME@"},
+                                       {"@LOAD@", python ? "" : "--plugin build/lib@TARGET@.so "},
+                                       {"@PLUGIN@", python ? "@TARGET@.py" : "build/lib@TARGET@.so"}});
+}
+
 }  // namespace
 
-const std::vector<std::pair<std::string, std::string>>& plugin_template_files() {
-  static const std::vector<std::pair<std::string, std::string>> files{
+std::string replace_placeholders(std::string text, const std::vector<std::pair<std::string, std::string>>& fields) {
+  for (const auto& [key, value] : fields)
+    for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  return text;
+}
+
+const std::vector<std::pair<std::string, std::string>>& plugin_template_files(bool python) {
+  static const std::vector<std::pair<std::string, std::string>> cpp{
       {"CMakeLists.txt", kCMakeLists},
       {"@TARGET@.cpp", kSolver},
-      {"suite.yaml", kSuite},
+      {"suite.yaml", fill_suite(false)},
       {"README.md", kReadme}};
-  return files;
+  static const std::vector<std::pair<std::string, std::string>> py{
+      {"@TARGET@.py", kPythonSolver},
+      {"suite.yaml", fill_suite(true)},
+      {"README.md", kPythonReadme}};
+  return python ? py : cpp;
 }
 
 }  // namespace fedbench::cli

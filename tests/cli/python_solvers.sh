@@ -137,6 +137,15 @@ cp -L "$lib_dir"/libfedbench.so.*.* "$scratch/bare/"
 expect_fail_like 2 "^fedbench: plug-in $plugin: Python solvers need fedbench's Python support \\(pybind11 at build time\\).*; install pybind11-dev python3-pybind11 and rebuild fedbench$" \
   env LD_LIBRARY_PATH="$scratch/bare" "$fedbench" list solvers --plugin "$plugin"
 
+# ---- `new-solver --python`: the file passes conform, and its suite (4 Python runs beside 16
+# built-in ones, two at a time: several runs enter Python at once) finishes and reports.
+(cd "$scratch" && "$fedbench" new-solver my-py --python --dir newpy >/dev/null)
+expect_ok 'all checks passed for solver my-py' "$fedbench" --plugin "$scratch/newpy/my_py.py" conform my-py
+expect_ok '20 finished now, 0 already done, 0 diverged, 0 failed' \
+  bash -c 'cd "$1" && timeout 120 "$2" run suite.yaml --jobs 2' _ "$scratch/newpy" "$fedbench"
+expect_ok 'report:' bash -c 'cd "$1" && "$2" --plugin my_py.py report results/my-py-vs-baselines' \
+  _ "$scratch/newpy" "$fedbench"
+
 # ---- the module from plain python3
 expect_ok '^module ok' env PYTHONPATH="$module_dir" "$python" "$here/tests/python/test_module.py" "$fedbench"
 

@@ -22,7 +22,7 @@ if(NOT pybind11_FOUND)
   return()
 endif()
 
-file(GLOB FEDBENCH_PYTHON_MODULE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/module/*.cpp)
+file(GLOB FEDBENCH_PYTHON_MODULE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lib/python/module/*.cpp)
 # NO_EXTRAS: no link-time optimisation or stripping, so that ccache serves rebuilds.
 pybind11_add_module(fedbench_python_module MODULE NO_EXTRAS ${FEDBENCH_PYTHON_MODULE_SOURCES})
 target_link_libraries(fedbench_python_module PRIVATE fedbench_core)
@@ -30,7 +30,7 @@ set_target_properties(fedbench_python_module PROPERTIES OUTPUT_NAME fedbench
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/python
                       INSTALL_RPATH "$ORIGIN/..")
 
-add_library(fedbench_python_host SHARED ${CMAKE_SOURCE_DIR}/python/host/python_host.cpp)
+add_library(fedbench_python_host SHARED ${CMAKE_SOURCE_DIR}/lib/python/host/python_host.cpp)
 target_link_libraries(fedbench_python_host PRIVATE fedbench_core pybind11::embed)
 set_target_properties(fedbench_python_host PROPERTIES OUTPUT_NAME fedbench_python
                       LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
