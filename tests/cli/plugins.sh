@@ -5,9 +5,10 @@
 # with its origin, runs in a suite beside a built-in solver, is selected and reported; its run
 # files record the plug-in and go stale when the library changes. A mis-typed hook does not
 # build (the contract's message), and a plug-in built against another fedbench is refused with
-# both versions named.
+# both versions named. A problem from a plug-in (the guides' two files) runs too.
 source "$(dirname "$0")/lib.bash"
 build=$(cd "$(dirname "$fedbench")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 prefix=$scratch/prefix
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cmake=$(sed -n 's/^CMAKE_COMMAND:INTERNAL=//p' "$build/CMakeCache.txt")
@@ -79,6 +80,34 @@ expect_ok "^my-gda 0.1.0 \($plugin\)$" attr "$run" plugin_solver
 expect_ok '^plugin:[0-9a-f]{16}$' attr "$run" code_solver
 expect_ok "^plug-in:  solver from my-gda 0.1.0 \($plugin\)$" "$fb" --plugin "$plugin" show "$run"
 expect_ok '3 done' "$fb" --plugin "$plugin" plan mini.yaml --results res
+
+# A problem from a plug-in: the two files of fedbench's own guides (a solver and a problem,
+# tests/plugin_guide) built as one plug-in against the installed package, run to the problem's
+# closed-form saddle point; the run file names the plug-in for both.
+mkdir -p guides
+cp "$src/tests/plugin_guide/guide_gda.cpp" "$src/tests/plugin_guide/guide_scalar_game.cpp" guides/
+printf '#include "plugin/plugin.hpp"\nFEDBENCH_PLUGIN("guides", "1.0");\n' > guides/plugin_id.cpp
+cat > guides/CMakeLists.txt <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(guides LANGUAGES CXX)
+find_package(fedbench REQUIRED)
+fedbench_add_plugin(guides guide_gda.cpp guide_scalar_game.cpp plugin_id.cpp)
+CMAKE
+checks=$((checks + 1))
+if ! out=$(configure guides guides/build "$prefix"); then
+  fail "the guides' files do not build as a plug-in"; sed 's/^/  | /' <<<"$out" | tail -n 20
+fi
+guides=$scratch/guides/build/libguides.so
+expect_ok "^  plug-in: guides 1.0 \($guides\)$" "$fb" --plugin "$guides" describe guide-scalar-game
+expect_ok 'ok' "$fb" --plugin "$guides" run --problem guide-scalar-game --solver guide-gda \
+  --rounds 600 --eval-every 600 -o guides.h5 -o guides.csv
+checks=$((checks + 1))
+"$python" - guides.csv <<'PY' || fail "guide-gda from a plug-in does not reach guide-scalar-game's saddle point"
+import csv, sys
+last = list(csv.DictReader(open(sys.argv[1])))[-1]
+assert last["status"] == "ok" and float(last["rel_error"]) < 1e-20, last
+PY
+expect_ok "^guides 1.0 \($guides\)$" attr guides.h5 plugin_problem
 
 # The plug-in changes (a new version of the library): its runs are stale, the built-in's are not.
 sed -i 's/FEDBENCH_PLUGIN("my-gda", "0.1.0")/FEDBENCH_PLUGIN("my-gda", "0.1.1")/' proj/my_gda.cpp
