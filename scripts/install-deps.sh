@@ -20,7 +20,7 @@ packages=(
   nlohmann-json3-dev       # JSON output
   dataset-fashion-mnist    # Fashion-MNIST idx files under /usr/share/datasets
   python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
-  pybind11-dev python3-pybind11  # Python solvers and the fedbench module (python/, docs/python.md)
+  pybind11-dev python3-pybind11  # Python solvers and the fedbench module (lib/python, docs/python.md)
   python3-pandas python3-xarray python3-h5netcdf  # scripts/fedbench_read.py, netCDF view test
   chromium                 # renders the HTML report in tests/cli/report.sh
 )
