@@ -10,10 +10,13 @@
 declare -gA _fedbench_cache=()
 
 # REPLY = the output of `fedbench ARGS...` (stderr dropped), computed once per shell.
+# The plug-ins of the line being completed (`--plugin FILE`) load for every query, so that their
+# solvers and problems are offered too.
+_fedbench_plugins=()
 _fedbench_query() {
-  local key="$_fedbench_bin|$*"
+  local key="$_fedbench_bin|${_fedbench_plugins[*]}|$*"
   if [[ -z ${_fedbench_cache[$key]+set} ]]; then
-    _fedbench_cache[$key]=$("$_fedbench_bin" "$@" 2>/dev/null </dev/null)
+    _fedbench_cache[$key]=$("$_fedbench_bin" "${_fedbench_plugins[@]}" "$@" 2>/dev/null </dev/null)
   fi
   REPLY=${_fedbench_cache[$key]}
 }
@@ -131,11 +134,30 @@ _fedbench_complete() {
     return 0
   fi
 
-  # The subcommand path (e.g. "run", "data partition"): leading words that are subcommands.
-  local -a path=()
+  # A plug-in file after --plugin.
+  if [[ $prev == --plugin ]]; then
+    local IFS=$'\n'
+    compopt -o filenames 2>/dev/null
+    COMPREPLY+=($(compgen -f -X '!*.so' -- "$cur") $(compgen -f -X '!*.py' -- "$cur") $(compgen -d -- "$cur"))
+    return 0
+  fi
+  # The subcommand path (e.g. "run", "data partition"): leading words that are subcommands;
+  # `--plugin FILE` (also as --plugin=FILE, split at '=') is taken out and kept for the queries.
+  local -a path=() words=()
   local i w subs
+  _fedbench_plugins=()
   for ((i = 1; i < COMP_CWORD; ++i)); do
     w=${COMP_WORDS[i]}
+    if [[ $w == --plugin ]]; then
+      [[ ${COMP_WORDS[i + 1]-} == "=" ]] && ((++i))
+      ((++i < COMP_CWORD)) && _fedbench_plugins+=(--plugin "${COMP_WORDS[i]}")
+    elif [[ $w == --plugin=* ]]; then
+      _fedbench_plugins+=(--plugin "${w#--plugin=}")
+    else
+      words+=("$w")
+    fi
+  done
+  for w in "${words[@]}"; do
     [[ $w == -* || $w == "=" ]] && continue
     _fedbench_subcommands "${path[@]}"
     subs=$'\n'$REPLY$'\n'
@@ -143,7 +165,7 @@ _fedbench_complete() {
   done
 
   if ((${#path[@]} == 0)); then
-    if [[ $cur == -* ]]; then _fedbench_add $'--help\n--version'; else
+    if [[ $cur == -* ]]; then _fedbench_add $'--help\n--version\n--plugin'; else
       _fedbench_subcommands; _fedbench_add "$REPLY"; fi
     return 0
   fi
