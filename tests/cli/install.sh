@@ -135,18 +135,6 @@ fi
 
 # Bash completion: COMPREPLY for the words given, in a fresh bash with the installed fedbench
 # first on PATH.
-completes() {  # completes 'expected COMPREPLY, one per line' WORD...
-  local want=$1
-  shift
-  checks=$((checks + 1))
-  local got
-  got=$(PATH="$prefix/bin:$PATH" bash -c 'source "$1"; shift
-    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _fedbench; printf "%s\n" "${COMPREPLY[@]}"' \
-    _ "$prefix/share/bash-completion/completions/fedbench" "$@" 2>&1)
-  if [ "$got" != "$want" ]; then
-    fail "completion of '$*'"; echo "  got:  $(tr '\n' ' ' <<<"$got")"; echo "  want: $want"
-  fi
-}
 completes run fedbench ru
 completes proxskip-gda-fl fedbench run --solver proxskip-g
 completes quadratic-game fedbench run --problem quadratic-g

@@ -85,6 +85,22 @@ PY
   then failures=$((failures + 1)); echo "FAIL: results in $1 are not intact"; fi
 }
 
+# completes 'expected COMPREPLY, one per line' WORD...: bash completion of the words, in a fresh
+# bash with the completion script and fedbench of the installation prefix $prefix.
+completes() {
+  local want=$1
+  shift
+  checks=$((checks + 1))
+  local got
+  got=$(PATH="$prefix/bin:$PATH" bash -c 'source "$1"; shift
+    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _fedbench; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$prefix/share/bash-completion/completions/fedbench" "$@" 2>&1)
+  if [ "$got" != "$want" ]; then
+    echo "FAIL: completion of '$*'"; echo "  got:  $(tr '\n' ' ' <<<"$got")"; echo "  want: $want"
+    failures=$((failures + 1))
+  fi
+}
+
 finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" = 0 ]

@@ -45,16 +45,6 @@ expect_ok "^  plug-in: my-gda 0.1.0 \($plugin\)$" "$fb" describe my-gda --plugin
 expect_ok '"fingerprint":"[0-9a-f]{16}"' "$fb" --plugin "$plugin" list solvers --json
 expect_ok "^  plug-in: my-gda 0.1.0" env FEDBENCH_PLUGINS="$scratch/proj/build" "$fb" describe my-gda
 # Completion loads the plug-ins of the line being completed.
-completes() {  # completes 'expected COMPREPLY, one per line' WORD...
-  local want=$1
-  shift
-  checks=$((checks + 1))
-  local got
-  got=$(PATH="$prefix/bin:$PATH" bash -c 'source "$1"; shift
-    COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _fedbench; printf "%s\n" "${COMPREPLY[@]}"' \
-    _ "$prefix/share/bash-completion/completions/fedbench" "$@" 2>&1)
-  [ "$got" = "$want" ] || fail "completion of '$*': got '$(tr '\n' ' ' <<<"$got")', want '$want'"
-}
 completes my-gda fedbench --plugin "$plugin" describe my-g
 completes my-gda fedbench run --plugin="$plugin" --solver my-g
 completes server_step= fedbench --plugin "$plugin" run --solver my-gda -s serv
