@@ -27,11 +27,18 @@ std::string& command_line() {
 
 namespace {
 
+EvaluationOverlap overlap_mode(const std::string& text) {
+  if (text == "on") return EvaluationOverlap::always;
+  if (text == "off") return EvaluationOverlap::never;
+  return EvaluationOverlap::automatic;
+}
+
 struct RunOptions {
   std::string participation = "full", target;
   std::vector<std::string> problems, solvers;  // one each for a single run; filters for a suite
   std::vector<std::string> problem_params, solver_params, outputs;
   std::string trace_iterates;
+  std::string eval_overlap = "auto";
   long long rounds = 100, seed = 0, eval_every = 1, max_samples = -1, max_bytes = -1;
   int eval_log = 0, clients = -1, threads = 0;
   double time_limit = -1, divergence_factor = 1e10;
@@ -88,6 +95,7 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   suite::SuiteOptions options;
   options.jobs = o.jobs;
   options.threads = o.threads;
+  options.overlap = overlap_mode(o.eval_overlap);
   options.force = o.force;
   options.reuse_stale = o.reuse_stale;
   options.quiet = o.quiet;
@@ -151,6 +159,11 @@ std::function<int()> add_run(CLI::App& app) {
   add_whole_number(sub, "--threads", o->threads,
                    "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs, and runs take the cores of jobs with nothing left to start; given, it stays fixed); results do not depend on it",
                    1, kMaxThreads, "use at most the machine's cores (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
+  sub->add_option("--eval-overlap", o->eval_overlap,
+                  "evaluate recorded rows beside the next rounds: auto (when the rounds leave threads idle and "
+                  "an evaluation costs a millisecond or more), on (always, a thread of its own at least), off; "
+                  "results do not depend on it")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   sub->add_option("-o,--output", o->outputs,
                   "write the run to FILE.h5 (the run file), FILE.csv or FILE.json; repeatable")
       ->allow_extra_args(false);
@@ -191,6 +204,7 @@ std::function<int()> add_run(CLI::App& app) {
     PreparedRun run = prepare_run(req);
     suite::RunProgress progress(req.budget.rounds, o->quiet);
     run.rounds_done = progress.rounds_done();
+    run.overlap = overlap_mode(o->eval_overlap);
     std::vector<std::unique_ptr<TrajectorySink>> files;
     std::vector<TrajectorySink*> sinks{&progress};
     for (std::size_t k = 0; k < o->outputs.size(); ++k) {

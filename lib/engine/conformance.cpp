@@ -1,5 +1,6 @@
 #include "engine/conformance.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 
@@ -45,6 +46,7 @@ struct Spec {
   bool scratch_per_client = false;
   CoreShare* share = nullptr;
   TrajectorySink* also = nullptr;
+  EvaluationOverlap overlap = EvaluationOverlap::automatic;
 };
 
 class Runner {
@@ -62,7 +64,7 @@ class Runner {
     r.seed = 7;
     r.budget.rounds = spec.rounds;
     r.eval.every = 1;
-    return run_in_memory(r, in_.problem, {spec.threads, spec.scratch_per_client, spec.share, spec.also});
+    return run_in_memory(r, in_.problem, {spec.threads, spec.scratch_per_client, spec.share, spec.also, spec.overlap});
   }
   const Instance& instance() const { return in_; }
 
@@ -70,28 +72,6 @@ class Runner {
   const ConformanceRequest& req_;
   Instance in_;
 };
-
-// "" when the two runs agree to the bit in every counter and metric, else where they differ.
-std::string bit_difference(const MemoryTrajectory& a, const MemoryTrajectory& b) {
-  if (a.summary.status() != b.summary.status())
-    return "status " + a.summary.status() + " vs " + b.summary.status();
-  if (a.rows.size() != b.rows.size())
-    return std::to_string(a.rows.size()) + " vs " + std::to_string(b.rows.size()) + " rows";
-  for (std::size_t r = 0; r < a.rows.size(); ++r) {
-    const auto &x = a.rows[r], &y = b.rows[r];
-    const std::string at = "round " + std::to_string(x.round) + ": ";
-    if (x.oracle.calls != y.oracle.calls || x.oracle.samples != y.oracle.samples)
-      return at + "oracle counts differ";
-    if (x.comm.floats_up != y.comm.floats_up || x.comm.floats_down != y.comm.floats_down ||
-        x.comm.bytes_up != y.comm.bytes_up || x.comm.messages_up != y.comm.messages_up)
-      return at + "communication counts differ";
-    for (std::size_t m = 0; m < x.metrics.size(); ++m)
-      if (!(x.metrics[m] == y.metrics[m]) && !(x.metrics[m] != x.metrics[m] && y.metrics[m] != y.metrics[m]))
-        return at + "metric " + std::to_string(m) + " " + format_real(x.metrics[m]) + " vs " +
-               format_real(y.metrics[m]);
-  }
-  return "";
-}
 
 ConformanceCheck documented(const RegistryEntry<SolverRunner>& e) {
   ConformanceCheck c{"documented: summary, citation and every parameter", true, false, ""};
@@ -165,11 +145,53 @@ ConformanceCheck guarded(const std::string& what, const std::function<Conformanc
 
 }  // namespace
 
+namespace {
+bool same_vector(const Vec& a, const Vec& b) {
+  return a.size() == b.size() && std::equal(a.data(), a.data() + a.size(), b.data(), [](double u, double v) {
+           return u == v || (u != u && v != v);  // NaN in both is the same outcome
+         });
+}
+}  // namespace
+
+std::string bit_difference(const MemoryTrajectory& a, const MemoryTrajectory& b) {
+  if (a.summary.status() != b.summary.status())
+    return "status " + a.summary.status() + " vs " + b.summary.status();
+  if (a.rows.size() != b.rows.size())
+    return std::to_string(a.rows.size()) + " vs " + std::to_string(b.rows.size()) + " rows";
+  for (std::size_t r = 0; r < a.rows.size(); ++r) {
+    const auto &x = a.rows[r], &y = b.rows[r];
+    const std::string at = "round " + std::to_string(x.round) + ": ";
+    if (x.round != y.round) return at + "vs round " + std::to_string(y.round);
+    if (x.oracle.calls != y.oracle.calls || x.oracle.samples != y.oracle.samples)
+      return at + "oracle counts differ";
+    if (x.comm.floats_up != y.comm.floats_up || x.comm.floats_down != y.comm.floats_down ||
+        x.comm.bytes_up != y.comm.bytes_up || x.comm.messages_up != y.comm.messages_up)
+      return at + "communication counts differ";
+    for (std::size_t m = 0; m < x.metrics.size(); ++m)
+      if (!(x.metrics[m] == y.metrics[m]) && !(x.metrics[m] != x.metrics[m] && y.metrics[m] != y.metrics[m]))
+        return at + "metric " + std::to_string(m) + " " + format_real(x.metrics[m]) + " vs " +
+               format_real(y.metrics[m]);
+  }
+  const RunSummary &s = a.summary, &t = b.summary;
+  if (s.reason != t.reason || s.message != t.message) return "stop: " + s.message + " vs " + t.message;
+  if (s.rounds != t.rounds) return "rounds " + std::to_string(s.rounds) + " vs " + std::to_string(t.rounds);
+  if (s.per_client.size() != t.per_client.size()) return "per-client counts of different lengths";
+  for (std::size_t i = 0; i < s.per_client.size(); ++i)
+    if (s.per_client[i].calls != t.per_client[i].calls || s.per_client[i].samples != t.per_client[i].samples)
+      return "client " + std::to_string(i) + ": oracle counts at the end differ";
+  if (!same_vector(s.final_x, t.final_x) || !same_vector(s.final_y, t.final_y)) return "final iterates differ";
+  if (s.final_y_star.has_value() != t.final_y_star.has_value() ||
+      (s.final_y_star && !same_vector(*s.final_y_star, *t.final_y_star)))
+    return "final y*(x) differ";
+  return "";
+}
+
 MemoryTrajectory run_in_memory(const RunRequest& request, std::shared_ptr<const Problem> problem,
                                const InMemoryRun& how) {
   PreparedRun prepared = prepare_run(request, std::move(problem));
   prepared.config.scratch_per_client = how.scratch_per_client;
   prepared.core_share = how.share;
+  prepared.overlap = how.overlap;
   MemoryTrajectory t;
   if (how.also) {
     TeeSink both({how.also, &t});
@@ -203,6 +225,15 @@ std::vector<ConformanceCheck> check_conformance(const ConformanceRequest& req) {
       growing.share = &share;
       growing.also = &free_at_5;
       return bit_difference(runner.run({{}, 15, 1}), runner.run(growing));
+    });
+  }));
+  const std::string beside = "evaluation: rows evaluated beside the rounds give the bits of rows waited for";
+  checks.push_back(guarded(beside, [&] {
+    return same_bits(beside, [&] {
+      Spec waited{{}, 15, 2}, deferred = waited;
+      waited.overlap = EvaluationOverlap::never;
+      deferred.overlap = EvaluationOverlap::always;
+      return bit_difference(runner.run(waited), runner.run(deferred));
     });
   }));
   const std::string scratch = "client state: one per position gives the bits of one per client (uniform:2)";

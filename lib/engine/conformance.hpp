@@ -3,8 +3,8 @@
 // On a small instance of the solver's family (the strongly monotone quadratic game, or the
 // quadratic bilevel problem) it checks that the solver is documented, runs, makes progress with
 // its defaults, counts what the problem layer served, gives the same bits at 1 and 3 threads,
-// when its threads grow mid-run and with its client state per client instead of per position,
-// and under partial participation at any thread count.
+// when its threads grow mid-run, when its evaluations run beside its rounds and with its client
+// state per client instead of per position, and under partial participation at any thread count.
 #pragma once
 #include <memory>
 #include <string>
@@ -32,16 +32,23 @@ struct ConformanceRequest {
 };
 
 //! How a run in memory is executed: threads, client state per client (not per position), a
-//! suite's share of cores it may grow into, a second sink that sees every row first.
+//! suite's share of cores it may grow into, a second sink that sees every row first, whether
+//! evaluations run beside the rounds.
 struct InMemoryRun {
   int threads = 1;
   bool scratch_per_client = false;
   CoreShare* share = nullptr;
   TrajectorySink* also = nullptr;
+  EvaluationOverlap overlap = EvaluationOverlap::automatic;
 };
 //! Prepares and runs `request` on `problem` (built from the request's problem and parameters).
 MemoryTrajectory run_in_memory(const RunRequest& request, std::shared_ptr<const Problem> problem,
                                const InMemoryRun& how = {});
+
+//! "" when two runs agree to the bit in every row (counters, metrics) and in their summaries
+//! (stop reason and message, rounds, per-client counts, final iterate), else the first
+//! difference. Timings and the threads a run ended with are not compared.
+std::string bit_difference(const MemoryTrajectory& a, const MemoryTrajectory& b);
 
 //! A sink that frees `cores` of a suite's share when round `at` is recorded, as when the other
 //! jobs of a suite run out of runs: from the next round on, the run may grow.

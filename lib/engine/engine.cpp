@@ -89,9 +89,9 @@ RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<Orac
   return summary;
 }
 
-RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
-                       TrajectorySink& sink, ThreadPool& pool)
-    : problem_(problem), config_(config), sink_(sink), pool_(pool), names_(problem.metric_names()),
+RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
+                       EvaluationOverlap overlap)
+    : problem_(problem), config_(config), sink_(sink), pool_(pool), overlap_(overlap), names_(problem.metric_names()),
       metric_state_(problem.make_metric_state()) {
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
@@ -106,37 +106,103 @@ RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config,
   }
 }
 
-bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
-                        const CommCounts& comm, double wall_time) {
+TrajectoryRow RunMonitor::make_row(std::int64_t round, const OracleCounts& oracle, const CommCounts& comm,
+                                   double wall_time) const {
   TrajectoryRow row;
   row.round = round;
   row.oracle = oracle;
   row.comm = comm;
   row.wall_time = wall_time;
   row.metrics.assign(names_.size(), 0.0);
+  return row;
+}
+
+bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
+                        const CommCounts& comm, double wall_time) {
+  TrajectoryRow row = make_row(round, oracle, comm, wall_time);
   const auto start = std::chrono::steady_clock::now();
-  if (model.allFinite()) {
+  {
     const EvaluationThreads threads(&pool_);
-    problem_.metrics(model, row.metrics, metric_state_.get());
-  } else {
-    std::fill(row.metrics.begin(), row.metrics.end(), std::numeric_limits<double>::quiet_NaN());
+    evaluate_metrics(problem_, model, row.metrics, metric_state_.get());
   }
-  eval_time_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return accept(row, model, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+// Deferring pays when the rounds leave threads idle for it and an evaluation costs more than
+// the copies and the hand-off (tens of microseconds): judged by the last one.
+bool RunMonitor::worth_deferring(const LoopState& state) const {
+  constexpr double kEvaluationWorthDeferring = 1e-3;  // seconds
+  switch (overlap_) {
+    case EvaluationOverlap::never: return false;
+    case EvaluationOverlap::always: return true;
+    case EvaluationOverlap::automatic: break;
+  }
+  return state.idle_threads > 0 && last_eval_seconds_ >= kEvaluationWorthDeferring;
+}
+
+bool RunMonitor::record_due(const LoopState& state, bool now) {
+  if (now || !worth_deferring(state)) {
+    if (drain()) return true;  // rows are recorded in round order
+    return record(state.round, state.model, state.oracle, state.comm, state.wall_time);
+  }
+  if (!background_) background_ = std::make_unique<BackgroundEvaluator>(problem_, metric_state_.get(), names_.size());
+  deferred_.push_back(DeferredRow{make_row(state.round, state.oracle, state.comm, state.wall_time), state.model,
+                                  state.ledger.per_client()});
+  background_->submit(state.round, state.model, state.idle_threads);
+  return poll();
+}
+
+bool RunMonitor::settle(bool wait) {
+  while (!deferred_.empty()) {
+    auto result = background_->next(wait);
+    if (!result) return false;
+    DeferredRow row = std::move(deferred_.front());
+    deferred_.pop_front();
+    bool stop = false;
+    if (result->error) {
+      // What the run's catch would have made of it, had the loop waited for this evaluation.
+      stop = true;
+      reason = StopReason::error;
+      try {
+        std::rethrow_exception(result->error);
+      } catch (const std::exception& e) {
+        message = e.what();
+      } catch (...) {
+        message = "evaluation failed";
+      }
+    } else {
+      row.row.metrics = std::move(result->metrics);
+      stop = accept(row.row, row.model, result->seconds);
+    }
+    if (stop) {
+      // The rows after it belong to rounds the run does not have.
+      deferred_.clear();
+      background_.reset();
+      stopped_ = std::move(row);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RunMonitor::accept(TrajectoryRow& row, const Vec& model, double eval_seconds) {
+  eval_time_ += eval_seconds;
+  last_eval_seconds_ = eval_seconds;
   row.eval_time = eval_time_;
   sink_.row(row);
-  sink_.iterate(round, model);
-  last_recorded_ = round;
+  sink_.iterate(row.round, model);
+  last_recorded_ = row.round;
   if (reason != StopReason::max_rounds) return true;  // already stopping
 
   const double primary = row.metrics[primary_];
-  if (round == 0) initial_primary_ = primary;
+  if (row.round == 0) initial_primary_ = primary;
   const bool any_bad = std::any_of(row.metrics.begin(), row.metrics.end(),
                                    [](double v) { return !std::isfinite(v); });
   const double bound = config_.budget.divergence_factor * std::max(initial_primary_, 1e-300);
   if (any_bad || primary > bound) {
     reason = StopReason::diverged;
     message = names_[primary_] + " = " + format_real(primary) + " at round " +
-              std::to_string(round) +
+              std::to_string(row.round) +
               (any_bad ? " (non-finite metric)"
                        : " exceeds " + format_real(config_.budget.divergence_factor) +
                              " times its initial value");
@@ -145,35 +211,38 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   if (target_ >= 0 && config_.budget.target->reached(row.metrics[target_])) {
     reason = StopReason::target_reached;
     message = names_[target_] + " = " + format_real(row.metrics[target_]) + " " + config_.budget.target->op() +
-              " " + format_real(config_.budget.target->value) + " at round " + std::to_string(round);
+              " " + format_real(config_.budget.target->value) + " at round " + std::to_string(row.round);
     return true;
   }
   return false;
 }
 
-bool RunMonitor::after_round(std::int64_t round, const Vec& model, const OracleCounts& oracle,
-                             const CommCounts& comm, double wall_time) {
+bool RunMonitor::after_round(const LoopState& state) {
   const Budget& b = config_.budget;
-  if (!model.allFinite()) {
-    reason = StopReason::diverged;
-    message = "the model became non-finite (NaN or Inf) at round " + std::to_string(round);
-  } else if (b.max_samples && oracle.samples >= *b.max_samples) {
-    reason = StopReason::oracle_budget;
-    message = std::to_string(oracle.samples) + " samples used (budget " +
-              std::to_string(*b.max_samples) + ")";
-  } else if (b.max_bytes && comm.bytes_up + comm.bytes_down >= *b.max_bytes) {
-    reason = StopReason::comm_budget;
-    message = std::to_string(comm.bytes_up + comm.bytes_down) + " bytes sent (budget " +
-              std::to_string(*b.max_bytes) + ")";
-  } else if (b.time_limit && wall_time + eval_time_ >= *b.time_limit) {
+  StopReason stop = StopReason::max_rounds;
+  std::string why;
+  if (!state.model.allFinite()) {
+    stop = StopReason::diverged;
+    why = "the model became non-finite (NaN or Inf) at round " + std::to_string(state.round);
+  } else if (b.max_samples && state.oracle.samples >= *b.max_samples) {
+    stop = StopReason::oracle_budget;
+    why = std::to_string(state.oracle.samples) + " samples used (budget " + std::to_string(*b.max_samples) + ")";
+  } else if (b.max_bytes && state.comm.bytes_up + state.comm.bytes_down >= *b.max_bytes) {
+    stop = StopReason::comm_budget;
+    why = std::to_string(state.comm.bytes_up + state.comm.bytes_down) + " bytes sent (budget " +
+          std::to_string(*b.max_bytes) + ")";
+  } else if (b.time_limit && state.wall_time + eval_time_ >= *b.time_limit) {
     // Wall clock of the run: its rounds and its evaluations (an exact metric can cost more
     // than many rounds).
-    reason = StopReason::time_limit;
-    message = format_real(wall_time + eval_time_) + " s of solver work and evaluation (limit " +
-              format_real(*b.time_limit) + ")";
+    stop = StopReason::time_limit;
+    why = format_real(state.wall_time + eval_time_) + " s of solver work and evaluation (limit " +
+          format_real(*b.time_limit) + ")";
   } else {
     return false;
   }
+  if (drain()) return true;  // a row before this round ended the run
+  reason = stop;
+  message = why;
   return true;
 }
 

@@ -77,6 +77,9 @@ class RoundLoop {
   OracleLedger& ledger() { return ledger_; }
   ThreadPool& pool() { return pool_; }
 
+  //! Threads of the run that a round leaves idle (more threads than clients per round).
+  int idle_threads() const { return std::max(0, pool_.threads() - static_cast<int>(per_round_)); }
+
   //! Takes the suite's spare cores this run can use (between rounds): a thread per client of a
   //! round, or per client of an evaluation over every client, whichever is more.
   void grow() {

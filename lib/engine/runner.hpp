@@ -33,6 +33,7 @@ struct PreparedRun {
   std::string identity;   //!< the suite's identity text of the run (recorded; "" outside suites)
   CoreShare* core_share = nullptr;  //!< a suite's spare cores the run may grow into (not owned)
   std::atomic<std::int64_t>* rounds_done = nullptr;  //!< for a progress line (not owned)
+  EvaluationOverlap overlap = EvaluationOverlap::automatic;  //!< evaluations beside the rounds
 };
 
 //! Validates and resolves a request. Pass `problem` to reuse an instance built from the same

@@ -58,6 +58,12 @@ struct RunEnvironment {
   std::string isa = "portable";  //!< the build's instruction set (files before it: portable)
 };
 
+//! Whether a run's evaluations may run beside its rounds (engine/background_evaluation.hpp).
+//! automatic: when the rounds leave threads of the run idle and evaluations are costly; always:
+//! every row but the last (on one thread of its own when none is idle; tests); never: the loop
+//! waits for every evaluation. Results are the same bits in every mode.
+enum class EvaluationOverlap { automatic, always, never };
+
 //! What the caller knows of a run beyond its configuration.
 struct RunMeta {
   std::string command_line;
@@ -72,6 +78,7 @@ struct RunMeta {
   CoreShare* core_share = nullptr;
   //! Rounds completed so far, stored after every round for a progress line to read (null: none).
   std::atomic<std::int64_t>* rounds_done = nullptr;
+  EvaluationOverlap overlap = EvaluationOverlap::automatic;
 };
 
 struct RunHeader {

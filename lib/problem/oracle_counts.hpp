@@ -55,6 +55,7 @@ class OracleLedger {
     for (const auto& c : per_client_) t += c;
     return t;
   }
+  const std::vector<OracleCounts>& per_client() const { return per_client_; }
   //! The per-client counts, handed over without a copy (the ledger is empty after).
   std::vector<OracleCounts> release() && { return std::move(per_client_); }
 

@@ -264,6 +264,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
       prepared[index].mpi_ranks = mpi.size();
       prepared[index].core_share = share;
       prepared[index].rounds_done = &running->done;
+      prepared[index].overlap = options.overlap;
       const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
       status = s.status();
       if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);

@@ -7,6 +7,7 @@
 #pragma once
 #include <string>
 
+#include "engine/trajectory.hpp"
 #include "suite/suite.hpp"
 
 namespace fedbench::suite {
@@ -20,6 +21,7 @@ struct SuiteOptions {
   bool reuse_stale = false;
   bool quiet = false;
   std::string command_line;
+  EvaluationOverlap overlap = EvaluationOverlap::automatic;  //!< evaluations beside the rounds
 };
 
 struct SuiteTotals {

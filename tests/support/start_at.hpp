@@ -8,7 +8,7 @@
 
 namespace fedbench::testing {
 
-class StartAt final : public MinimaxProblem {
+class StartAt : public MinimaxProblem {
  public:
   StartAt(std::shared_ptr<const MinimaxProblem> inner, Vec start)
       : inner_(std::move(inner)), start_(std::move(start)) {
