@@ -107,9 +107,12 @@ bench: build
 	$(PYTHON) scripts/bench_numpy.py --fedbench $(BUILD)/bin/fedbench
 
 # How suites use the cores: wall time against max(work / cores, longest run), at --jobs 1, 2 and
-# the machine's cores (docs/performance.md). Minutes: it runs three paper suites several times.
+# the machine's cores; then single runs' speed-ups at 1, 2 and all threads (rounds, exact
+# evaluations, evaluation beside the rounds, small rounds under load) against their goals
+# (docs/performance.md). Minutes: it runs three paper suites several times.
 bench-scale: build
 	$(PYTHON) scripts/bench_scale.py --fedbench $(BUILD)/bin/fedbench
+	$(PYTHON) scripts/bench_scale.py --fedbench $(BUILD)/bin/fedbench --runs --repeat 3
 
 # Every paper experiment in full (results/experiments): tuning, selection, report, claims.
 # Goes on after a failed claim and fails at the end if any did.
