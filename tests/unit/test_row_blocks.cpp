@@ -1,15 +1,18 @@
 // Row blocks of the exact bilevel metrics (bilevel_problem.hpp): a client's block sums are added
 // in block order, normalised by its rows, given its terms without rows, and the clients' parts
-// added in client order: the plain nested loop's bits at any thread count. Problems that do not
-// opt in still give the plain per-client loop's bits exactly.
+// added in client order: the plain nested loop's bits at any thread count. hyper-logreg's blocked
+// metrics agree with the plain per-client loop over its full-batch oracles (the computation
+// before blocks); problems that do not opt in still give that loop's bits exactly.
 #include <doctest/doctest.h>
 
 #include <Eigen/Cholesky>
 #include <array>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "problem/evaluation_threads.hpp"
+#include "support/instance_arrays.hpp"
 #include "support/run_helpers.hpp"
 
 using namespace fedbench;
@@ -180,6 +183,14 @@ struct PerClient {
       return out;
     });
   }
+  Vec lower_grad_y(const Vec& z) const { return mean(p.dim_y(), &BilevelProblem::lower_grad_y, z); }
+  //! grad^2_yy g column by column from Hessian-vector products.
+  Mat lower_hessian(const Vec& z) const {
+    Mat h(p.dim_y(), p.dim_y());
+    for (Index k = 0; k < p.dim_y(); ++k)
+      h.col(k) = mean(p.dim_y(), &BilevelProblem::lower_hvp, z, Vec(Vec::Unit(p.dim_y(), k)));
+    return h;
+  }
   //! The implicit-function hypergradient, its linear system solved by `solve`.
   template <class Solve>
   Vec hypergradient(const Vec& z, Solve&& solve) const {
@@ -194,7 +205,78 @@ Vec moved_start(const BilevelProblem& p) {
   return z;
 }
 
+double relative(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+//! Test accuracy and mean cross-entropy of hyper-logreg's y over its test rows, from the
+//! instance's dense rows (logits a^T y on the model's columns, the others 0).
+std::pair<double, double> test_accuracy_and_loss(const BilevelProblem& p, const Vec& y) {
+  testing::InstanceArrays inst;
+  p.write_instance(inst);
+  const Mat& X = inst.X.at("X");
+  const Vec& labels = inst.vectors.at("labels");
+  const auto classes = static_cast<Index>(inst.scalars.at("classes"));
+  const auto columns = static_cast<Index>(inst.scalars.at("columns"));
+  const Mat Y = Eigen::Map<const Mat>(y.data(), columns, X.cols()).transpose();  // feature-major
+  double right = 0, loss = 0;
+  const auto& rows = inst.lists.at("test_rows");
+  for (Index row : rows) {
+    Vec logits = Vec::Zero(classes);
+    logits.tail(columns) = Y.transpose() * X.row(row).transpose();
+    Index best = 0;
+    const double top = logits.maxCoeff(&best);
+    const auto label = static_cast<Index>(labels(row));
+    loss += top + std::log((logits.array() - top).exp().sum()) - logits(label);
+    right += best == label;
+  }
+  return {right / static_cast<double>(rows.size()), loss / static_cast<double>(rows.size())};
+}
+
 }  // namespace
+
+TEST_CASE("row blocks: hyper-logreg's blocked metrics agree with its per-client full batches") {
+  // Instances whose every client has several row blocks at both levels: two softmax columns
+  // (the binary Hessian assembly; a test set of two blocks; on w8a, whose Hessian is larger,
+  // Hessian parts of five blocks), the logistic model (the general assembly, c = 1) and six
+  // classes (no dense Hessian: conjugate gradients on the blocks' Hessian-vector products).
+  const std::vector<ParamMap> cases{
+      {{"dataset", "a9a"}, {"rows", "12000"}, {"clients", "2"}},
+      {{"dataset", "w8a"}, {"rows", "20000"}, {"clients", "2"}},
+      {{"dataset", "a9a"}, {"rows", "12000"}, {"clients", "2"}, {"model", "logistic"}},
+      {{"dataset", "satimage"}, {"clients", "1"}}};
+  for (const auto& params : cases) {
+    CAPTURE(params.at("dataset"));
+    const auto p = testing::bilevel_problem("hyper-logreg", params);
+    for (int i = 0; i < p->num_clients(); ++i)
+      REQUIRE((p->lower_row_blocks(i) > 1 && p->upper_row_blocks(i) > 1));
+    const PerClient plain{*p, {}};
+    const Vec z = moved_start(*p);
+    const Vec y_star = p->lower_solution(z.head(p->dim_x()), z.tail(p->dim_y()));
+    Vec z_star = z;
+    z_star.tail(p->dim_y()) = y_star;
+    // The blocked Newton solve's y* solves the per-client problem to the same floor.
+    CHECK(plain.lower_grad_y(z_star).norm() <= 1e-14 * (1 + plain.lower_grad_y(z).norm()));
+
+    const auto names = p->metric_names();
+    std::vector<double> m(names.size());
+    p->metrics(z, m);  // y* as above: the problem keeps its last solve
+    std::map<std::string, double> at;
+    for (std::size_t k = 0; k < names.size(); ++k) at[names[k]] = m[k];
+    CHECK(relative(at["upper_value"], plain.upper_value(z)) <= 1e-13);
+    CHECK(relative(at["hyper_objective"], plain.upper_value(z_star)) <= 1e-13);
+    // Both sides solve with a Cholesky factor of their own Hessian (blocked assembly, or
+    // columns of per-client products) or, for six classes, the problem by conjugate gradients.
+    const Mat hessian = plain.lower_hessian(z_star);
+    const Vec hypergradient =
+        plain.hypergradient(z_star, [&](const Vec& rhs) { return Vec(hessian.llt().solve(rhs)); });
+    CHECK(relative(at["hypergrad_norm"], hypergradient.norm()) <= 1e-13);
+    const double g = plain.lower_value(z);
+    CHECK(std::abs(at["lower_gap"] - (g - plain.lower_value(z_star))) <= 1e-13 * g);
+    const auto [accuracy, loss] = test_accuracy_and_loss(*p, y_star);
+    CHECK(at["test_accuracy"] == accuracy);
+    CHECK(relative(at["test_loss"], loss) <= 1e-13);
+    CHECK(at["model_test_accuracy"] == test_accuracy_and_loss(*p, z.tail(p->dim_y())).first);
+  }
+}
 
 TEST_CASE("row blocks: problems that keep whole clients give the per-client loop's bits") {
   const std::vector<std::pair<std::string, ParamMap>> cases{
