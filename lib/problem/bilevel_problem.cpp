@@ -85,40 +85,114 @@ double BilevelProblem::lower_value(int client, std::span<const Index> samples, c
 }
 
 // ---- exact reference.
-// The averages over clients below add the clients' parts in client order (evaluation_threads.hpp):
-// the same bits with any number of evaluation threads.
+// The averages over clients below add the clients' parts in client order, and a client's row
+// blocks in block order (evaluation_threads.hpp): the same bits with any number of evaluation
+// threads.
+namespace {
+using fedbench::add_part;  // numbers and vectors; the parts of two quantities below
+struct ValueAndGrad {
+  double value;
+  Vec grad;
+};
+void add_part(ValueAndGrad& total, const ValueAndGrad& part) {
+  total.value += part.value;
+  total.grad += part.grad;
+}
+struct UpperGrads {
+  Vec y, x;
+};
+void add_part(UpperGrads& total, const UpperGrads& part) {
+  total.y += part.y;
+  total.x += part.x;
+}
+void divide(double& total, double n) { total /= n; }
+void divide(Vec& total, double n) { total /= n; }
+void divide(ValueAndGrad& total, double n) {
+  total.value /= n;
+  total.grad /= n;
+}
+void divide(UpperGrads& total, double n) {
+  total.y /= n;
+  total.x /= n;
+}
+
+//! The mean over clients of their parts: whole(i, slot) for a client of one block, else the
+//! sums block(i, b, slot) of its blocks added in order from `zero` and made its part by
+//! finish(i, sum). With one block everywhere: the plain loop over the full-batch oracles.
+template <class Slot, class Blocks, class Whole, class Block, class Finish>
+Slot mean_over_clients(int clients, const Slot& zero, Blocks&& blocks, Whole&& whole, Block&& block,
+                       Finish&& finish) {
+  Slot total = zero, client = zero;
+  fold_blocks_in_order(
+      clients, blocks, zero,
+      [&](int i, int b, Slot& slot) {
+        if (blocks(i) == 1) {
+          whole(i, slot);
+        } else {
+          block(i, b, slot);
+        }
+      },
+      [&](int i, int b, Slot& slot) {
+        const int n = blocks(i);
+        if (n == 1) {
+          add_part(total, slot);
+          return;
+        }
+        if (b == 0) client = zero;
+        add_part(client, slot);
+        if (b + 1 < n) return;
+        finish(i, client);
+        add_part(total, client);
+      });
+  divide(total, static_cast<double>(clients));
+  return total;
+}
+}  // namespace
+
 double BilevelProblem::global_upper_value(const Vec& z) const {
-  return sum_clients_in_order(num_clients(), 0.0, [&](int i, double& part) { part = do_upper_value(i, {}, z); }) /
-         num_clients();
+  return mean_over_clients(
+      num_clients(), 0.0, [&](int i) { return upper_row_blocks(i); },
+      [&](int i, double& part) { part = do_upper_value(i, {}, z); },
+      [&](int i, int b, double& part) { part = do_upper_block_value(i, b, z); },
+      [&](int i, double& sum) { sum /= static_cast<double>(num_upper_samples(i)); });
 }
 
 double BilevelProblem::global_lower_value(const Vec& z) const {
-  return sum_clients_in_order(num_clients(), 0.0, [&](int i, double& part) { part = do_lower_value(i, {}, z); }) /
-         num_clients();
+  return mean_over_clients(
+      num_clients(), 0.0, [&](int i) { return lower_row_blocks(i); },
+      [&](int i, double& part) { part = do_lower_value(i, {}, z); },
+      [&](int i, int b, double& part) { part = do_lower_block_value(i, b, z); },
+      [&](int i, double& sum) {
+        sum = sum / static_cast<double>(num_samples(i)) + lower_client_terms(i, z);
+      });
 }
 
 void BilevelProblem::global_lower_grad_y(const Vec& z, Vec& out) const {
-  out = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_y())),
-                             [&](int i, Vec& part) { do_lower_grad_y(i, {}, z, part); });
-  out /= static_cast<double>(num_clients());
+  out = mean_over_clients(
+      num_clients(), Vec(Vec::Zero(dim_y())), [&](int i) { return lower_row_blocks(i); },
+      [&](int i, Vec& part) { do_lower_grad_y(i, {}, z, part); },
+      [&](int i, int b, Vec& part) { do_lower_block_grad_y(i, b, z, part); },
+      [&](int i, Vec& sum) {
+        sum /= static_cast<double>(num_samples(i));
+        add_lower_client_terms_grad_y(i, z, sum);
+      });
 }
 
 double BilevelProblem::global_lower_value_and_grad_y(const Vec& z, Vec& grad) const {
-  grad.setZero(dim_y());
-  double value = 0;
-  struct Part {
-    double value;
-    Vec grad;
-  };
-  fold_clients_in_order(
-      num_clients(), Part{0.0, Vec(dim_y())},
-      [&](int i, Part& part) { part.value = do_lower_value_and_grad_y(i, z, part.grad); },
-      [&](int, Part& part) {
-        value += part.value;
-        grad += part.grad;
+  ValueAndGrad mean = mean_over_clients(
+      num_clients(), ValueAndGrad{0.0, Vec(Vec::Zero(dim_y()))}, [&](int i) { return lower_row_blocks(i); },
+      [&](int i, ValueAndGrad& part) { part.value = do_lower_value_and_grad_y(i, z, part.grad); },
+      [&](int i, int b, ValueAndGrad& part) {
+        part.value = do_lower_block_value_and_grad_y(i, b, z, part.grad);
+      },
+      [&](int i, ValueAndGrad& sum) {
+        const double n = static_cast<double>(num_samples(i));
+        sum.grad /= n;
+        add_lower_client_terms_grad_y(i, z, sum.grad);
+        sum.value = sum.value / n + lower_client_terms(i, z);
       });
-  grad /= static_cast<double>(num_clients());
-  return value / num_clients();
+  grad = std::move(mean.grad);
+  return mean.value;
 }
 
 double BilevelProblem::do_lower_value_and_grad_y(int client, const Vec& z, Vec& grad) const {
@@ -128,9 +202,41 @@ double BilevelProblem::do_lower_value_and_grad_y(int client, const Vec& z, Vec& 
 }
 
 void BilevelProblem::global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const {
-  out = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_y())),
-                             [&](int i, Vec& part) { do_lower_hvp(i, {}, z, v, part); });
-  out /= static_cast<double>(num_clients());
+  out = mean_over_clients(
+      num_clients(), Vec(Vec::Zero(dim_y())), [&](int i) { return lower_row_blocks(i); },
+      [&](int i, Vec& part) { do_lower_hvp(i, {}, z, v, part); },
+      [&](int i, int b, Vec& part) { do_lower_block_hvp(i, b, z, v, part); },
+      [&](int i, Vec& sum) {
+        sum /= static_cast<double>(num_samples(i));
+        add_lower_client_terms_hvp(i, z, v, sum);
+      });
+}
+
+// Row blocks are opt-in: a problem that declares them overrides these.
+namespace {
+[[noreturn]] void missing_block_kernel(const char* kernel) {
+  throw InternalError(std::string("bilevel problem: row blocks declared without ") + kernel);
+}
+}  // namespace
+double BilevelProblem::do_upper_block_value(int, int, const Vec&) const {
+  missing_block_kernel("do_upper_block_value");
+}
+void BilevelProblem::do_upper_block_grad_y(int, int, const Vec&, Vec&) const {
+  missing_block_kernel("do_upper_block_grad_y");
+}
+double BilevelProblem::do_lower_block_value(int, int, const Vec&) const {
+  missing_block_kernel("do_lower_block_value");
+}
+void BilevelProblem::do_lower_block_grad_y(int, int, const Vec&, Vec&) const {
+  missing_block_kernel("do_lower_block_grad_y");
+}
+void BilevelProblem::do_lower_block_hvp(int, int, const Vec&, const Vec&, Vec&) const {
+  missing_block_kernel("do_lower_block_hvp");
+}
+double BilevelProblem::do_lower_block_value_and_grad_y(int client, int block, const Vec& z, Vec& grad) const {
+  grad.resize(dim_y());
+  do_lower_block_grad_y(client, block, z, grad);
+  return do_lower_block_value(client, block, z);
 }
 
 Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
@@ -274,22 +380,26 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) co
   Vec z(dim());
   z.head(dim_x()) = x;
   z.tail(dim_y()) = y_star;
-  Vec fy = Vec::Zero(dim_y()), fx = Vec::Zero(dim_x());
-  struct Part {
-    Vec y, x;
-  };
-  fold_clients_in_order(
-      num_clients(), Part{Vec(dim_y()), Vec(dim_x())},
-      [&](int i, Part& part) {
+  // grad_x f stays per client (no rows in it where clients are split): a split client's comes
+  // with its first block's part, its other blocks add zeros.
+  const UpperGrads f = mean_over_clients(
+      num_clients(), UpperGrads{Vec(Vec::Zero(dim_y())), Vec(Vec::Zero(dim_x()))},
+      [&](int i) { return upper_row_blocks(i); },
+      [&](int i, UpperGrads& part) {
         do_upper_grad_y(i, {}, z, part.y);
         do_upper_grad_x(i, {}, z, part.x);
       },
-      [&](int, Part& part) {
-        fy += part.y;
-        fx += part.x;
-      });
-  fy /= static_cast<double>(num_clients());
-  fx /= static_cast<double>(num_clients());
+      [&](int i, int b, UpperGrads& part) {
+        do_upper_block_grad_y(i, b, z, part.y);
+        if (b == 0) {
+          do_upper_grad_x(i, {}, z, part.x);
+        } else {
+          part.x.setZero();
+        }
+      },
+      [&](int i, UpperGrads& sum) { sum.y /= static_cast<double>(num_upper_samples(i)); });
+  const Vec& fy = f.y;
+  const Vec& fx = f.x;
   const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
   if (warm) *warm = v;
   const Vec jv = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_x())),

@@ -36,6 +36,10 @@ class BilevelProblem : public Problem {
   //! of Zhang et al. 2025, the heterogeneous setting of FedNest, FedMBO and FedBiOAcc). Every
   //! problem here is.
   virtual bool lower_level_is_global() const { return true; }
+  //! Blocks of client i's upper-level (validation) and lower-level (training) rows in the exact
+  //! metrics (row blocks, below): 1 unless the problem splits its clients' rows.
+  virtual int upper_row_blocks(int /*client*/) const { return 1; }
+  virtual int lower_row_blocks(int /*client*/) const { return 1; }
 
   // ---- counted oracles; `samples` index the level's own components (empty: all of them).
   void upper_grad_x(int client, std::span<const Index> samples, const Vec& z, Vec& out,
@@ -122,6 +126,31 @@ class BilevelProblem : public Problem {
   //! Unlike the other hooks not bit-neutral: the factored and the CG solve agree to the solve's
   //! tolerance, not to the last bit.
   virtual bool lower_hessian(const Vec& /*z*/, Mat& /*hessian*/) const { return false; }
+
+  // ---- row blocks of the exact metrics (optional). An evaluation's parts are its clients'
+  // full batches, so a few large clients leave evaluation threads idle. A problem whose f_i
+  // and g_i are means over the client's rows (g_i plus terms without rows: a regulariser) may
+  // split every client's rows into blocks of a fixed number of rows, never the thread count
+  // (upper_row_blocks, lower_row_blocks). A client of several blocks contributes (1/n_i) times
+  // the sum of its block sums, added in block order, plus its terms without rows; a client of
+  // one block is computed by the full-batch do_* oracles, so problems that do not opt in keep
+  // their bits. grad_x f and the mixed products (jvp) stay per client: a problem opts in where
+  // they are cheap (hyper-logreg's have no rows).
+  //! Sums over block b of client i's rows of the row terms alone: no mean, no regulariser
+  //! (called only where the level has more than one block).
+  virtual double do_upper_block_value(int client, int block, const Vec& z) const;
+  virtual void do_upper_block_grad_y(int client, int block, const Vec& z, Vec& out) const;
+  virtual double do_lower_block_value(int client, int block, const Vec& z) const;
+  virtual void do_lower_block_grad_y(int client, int block, const Vec& z, Vec& out) const;
+  virtual void do_lower_block_hvp(int client, int block, const Vec& z, const Vec& v, Vec& out) const;
+  //! Both sums of one block, bit for bit the two calls (the default makes them).
+  virtual double do_lower_block_value_and_grad_y(int client, int block, const Vec& z, Vec& grad) const;
+  //! g_i's terms without rows, added to the mean of a client's blocks: the value, its gradient
+  //! in y and its Hessian in y times v (each added to `out`).
+  virtual double lower_client_terms(int /*client*/, const Vec& /*z*/) const { return 0; }
+  virtual void add_lower_client_terms_grad_y(int /*client*/, const Vec& /*z*/, Vec& /*out*/) const {}
+  virtual void add_lower_client_terms_hvp(int /*client*/, const Vec& /*z*/, const Vec& /*v*/,
+                                          Vec& /*out*/) const {}
 
  private:
   Index lower_batch(int client, std::span<const Index> s) const {

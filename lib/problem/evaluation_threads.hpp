@@ -12,14 +12,22 @@
 // order, exactly as the plain loop `for i: part(i, tmp); total += tmp;` does: threads only
 // decide which client's part is computed where, in waves of one client per thread.
 //
+// A problem may split its clients' rows into blocks (fold_blocks_in_order), so that a few
+// large clients still give every thread work: the blocks are the problem's (a fixed number of
+// rows, never a function of the threads) and their parts are folded client by client, block
+// by block. The bits are then the nested loop's over clients and blocks, again the same at
+// any thread count.
+//
 // A hand-off costs about a microsecond, so small evaluations (a quadratic game's) gain
-// nothing from it: a scope's first fold times client 0's part alone, and the scope shares
-// its folds only when that part took at least `share_above` seconds. The folds of one
-// evaluation are passes over the same clients' data, so one measurement serves them all.
+// nothing from it: a scope's first fold times its first part (client 0's, or that client's
+// first block) alone, and the scope shares its folds only when that part took at least
+// `share_above` seconds (a problem's blocks should take longer). The folds of one evaluation are
+// passes over the same clients' data, so one measurement serves them all.
 #pragma once
 #include <algorithm>
 #include <chrono>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -123,22 +131,46 @@ void for_element_ranges(long long size, long long passes, Fn&& fn) {
   pool->parallel_for_long(static_cast<int>((size + width - 1) / width), range);
 }
 
+//! total += part: numbers, or vectors whose long additions are split by elements over the
+//! current scope's threads (each element's addition the same, so the same bits).
+template <class Slot>
+void add_part(Slot& total, const Slot& part) {
+  if constexpr (std::is_arithmetic_v<Slot>) {
+    total += part;
+  } else {
+    for_element_ranges(total.size(), 1, [&](long long begin, long long end) {
+      total.segment(begin, end - begin) += part.segment(begin, end - begin);
+    });
+  }
+}
+
 //! The sum over clients of part(i, slot) (a number or a vector shaped like `zero`), added in
 //! client order starting from `zero`: the plain loop's bits, computed on the evaluation threads
 //! (a long vector's additions too, split by elements).
 template <class Slot, class Part>
 Slot sum_clients_in_order(int clients, Slot zero, Part&& part) {
   Slot total = zero;
-  fold_clients_in_order(clients, zero, part, [&](int, Slot& value) {
-    if constexpr (std::is_arithmetic_v<Slot>) {
-      total += value;
-    } else {
-      for_element_ranges(total.size(), 1, [&](long long begin, long long end) {
-        total.segment(begin, end - begin) += value.segment(begin, end - begin);
-      });
-    }
-  });
+  fold_clients_in_order(clients, zero, part, [&](int, Slot& value) { add_part(total, value); });
   return total;
+}
+
+//! fold_clients_in_order over blocks of rows inside the clients: part(i, b, slot) for each
+//! block b < blocks(i) of every client i, then fold(i, b, slot) client by client and block by
+//! block. Blocks are the problem's (a fixed number of rows each), never the threads', so the
+//! bits are the plain nested loop's at any thread count. `wave`: parts whose slots are kept
+//! at once; by default all of them when some client has several blocks (many small parts
+//! balance over the threads), else one per thread.
+template <class Slot, class Blocks, class Part, class Fold>
+void fold_blocks_in_order(int clients, Blocks&& blocks, const Slot& prototype, Part&& part, Fold&& fold,
+                          int wave = 0) {
+  std::vector<std::pair<int, int>> items;  // (client, block) in fold order
+  for (int i = 0; i < clients; ++i)
+    for (int b = 0, n = blocks(i); b < n; ++b) items.emplace_back(i, b);
+  const int parts = static_cast<int>(items.size());
+  if (wave <= 0 && parts > clients) wave = parts;
+  fold_clients_in_order(
+      parts, prototype, [&](int k, Slot& slot) { part(items[k].first, items[k].second, slot); },
+      [&](int k, Slot& slot) { fold(items[k].first, items[k].second, slot); }, wave);
 }
 
 }  // namespace fedbench

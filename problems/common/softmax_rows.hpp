@@ -1,6 +1,7 @@
 // Kernels shared by the softmax-classifier problems: the numerically stable softmax with its
-// cross-entropy, and a per-thread cache of whatever a client's full-batch Hessian products
-// reuse at one point (Newton-CG and the hypergradient's CG apply the same Hessian many times).
+// cross-entropy, and a per-thread cache of whatever a client's (or a row block's) full-batch
+// Hessian products reuse at one point (Newton-CG and the hypergradient's CG apply the same
+// Hessian many times).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -39,16 +40,17 @@ inline void softmax(double* logits, Index classes) {
   softmax_with_top(logits, classes, *std::max_element(logits, logits + classes));
 }
 
-//! Per-thread, per-client payload computed at one point z, refilled when z (or the owning
-//! problem instance) changes. Owner separates the caches of different problem classes.
+//! Per-thread payload of each part of the data (a client, or a block of a client's rows)
+//! computed at one point z, refilled when z (or the owning problem instance) changes. Owner
+//! separates the caches of different problem classes.
 template <class Owner, class Payload>
 class FullBatchCache {
  public:
-  //! The payload of client i at z; fill(Payload&) computes it on a miss.
+  //! The payload of part i of `parts` at z; fill(Payload&) computes it on a miss.
   template <class Fill>
-  const Payload& at(int i, const Vec& z, std::size_t clients, Fill&& fill) const {
+  const Payload& at(int i, const Vec& z, std::size_t parts, Fill&& fill) const {
     thread_local std::vector<Entry> entries;
-    entries.resize(std::max(entries.size(), clients));
+    entries.resize(std::max(entries.size(), parts));
     Entry& e = entries[static_cast<std::size_t>(i)];
     if (e.instance == instance_ && e.z.size() == z.size() && e.z == z) return e.payload;
     e.instance = 0;  // invalid until filled, should fill throw

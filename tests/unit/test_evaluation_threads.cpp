@@ -2,7 +2,7 @@
 // folded in client order, so totals equal the plain sequential loop to the last bit at any
 // thread count; scopes nest and restore; a part's own reductions stay on its thread; and the
 // metrics of real problems (dense Hessian assembly, Newton and CG reference solves, operator
-// norms) are the same bits with and without evaluation threads.
+// norms, clients split into row blocks) are the same bits with and without evaluation threads.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -148,16 +148,26 @@ TEST_CASE("evaluation threads: problem metrics are the same bits with and withou
     bool bilevel;
   };
   // Dense Hessian (binary softmax and logistic), conjugate gradients (hyper-representation,
-  // data-hypercleaning), and minimax operator norms over several clients.
+  // data-hypercleaning), and minimax operator norms over several clients. hyper-logreg on heart
+  // keeps whole clients (one block of rows each); on a9a, w8a (Hessian parts of several blocks)
+  // and satimage every client has several row blocks at both levels.
   const std::vector<Case> cases{
       {"hyper-logreg", {{"dataset", "heart"}, {"clients", "5"}}, true},
       {"hyper-logreg", {{"dataset", "heart"}, {"clients", "3"}, {"model", "logistic"}}, true},
+      {"hyper-logreg", {{"dataset", "a9a"}, {"rows", "12000"}, {"clients", "2"}}, true},
+      {"hyper-logreg", {{"dataset", "w8a"}, {"rows", "20000"}, {"clients", "2"}}, true},
+      {"hyper-logreg",
+       {{"dataset", "a9a"}, {"rows", "12000"}, {"clients", "2"}, {"model", "logistic"}},
+       true},
+      {"hyper-logreg", {{"dataset", "satimage"}, {"clients", "1"}}, true},
       {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "3"}}, true},
       {"hyper-representation", {{"dataset", "heart"}, {"hidden", "4"}, {"clients", "3"}}, true},
       {"quadratic-game", {{"clients", "7"}}, false},
       {"robust-least-squares", {{"clients", "5"}}, false},
       // robust metrics over blocks of rows whose size follows the threads
-      {"robust-training", {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}}, false}};
+      {"robust-training",
+       {{"dataset", "heart"}, {"clients", "3"}, {"hidden", "5"}, {"eval_rows", "50"}},
+       false}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const std::shared_ptr<const Problem> p =
@@ -180,7 +190,8 @@ TEST_CASE("evaluation threads: problem metrics are the same bits with and withou
     };
     const auto alone = evaluate(nullptr);
     for (double v : alone) CHECK(std::isfinite(v));
-    for (int threads : {2, 3}) {
+    for (int threads : {1, 2, 3, 5}) {
+      CAPTURE(threads);
       ThreadPool pool(threads);
       CHECK(evaluate(&pool) == alone);
     }
