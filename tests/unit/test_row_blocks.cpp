@@ -283,9 +283,10 @@ TEST_CASE("row blocks: problems that keep whole clients give the per-client loop
       {"bilevel-quadratic", {{"clients", "3"}, {"samples", "4"}, {"dim_x", "3"}, {"dim_y", "4"}}},
       {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "3"}}},
       {"hyper-representation", {{"dataset", "heart"}, {"hidden", "4"}, {"clients", "3"}}}};
-  for (const auto& [name, params] : cases) {
+  for (const auto& entry : cases) {
+    const std::string& name = entry.first;  // a plain name: clang 14 lambdas cannot capture bindings
     CAPTURE(name);
-    const auto p = testing::bilevel_problem(name, params);
+    const auto p = testing::bilevel_problem(name, entry.second);
     for (int i = 0; i < p->num_clients(); ++i)
       REQUIRE((p->lower_row_blocks(i) == 1 && p->upper_row_blocks(i) == 1));
     const PerClient plain{*p, {}};
