@@ -49,11 +49,6 @@ std::optional<BackgroundEvaluator::Result> BackgroundEvaluator::next(bool wait) 
   return result;
 }
 
-std::size_t BackgroundEvaluator::outstanding() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return jobs_.size() + done_.size() + (running_ ? 1 : 0);
-}
-
 void BackgroundEvaluator::work() {
   std::unique_ptr<ThreadPool> pool;  // made and grown on this thread, which makes its calls
   std::unique_lock<std::mutex> lock(mutex_);

@@ -51,8 +51,6 @@ class BackgroundEvaluator {
   //! The oldest queued evaluation once it is finished: at once (nullopt while it runs) or,
   //! with `wait`, when it finishes (nullopt when nothing is queued).
   std::optional<Result> next(bool wait);
-  //! Evaluations queued and not yet taken by next().
-  std::size_t outstanding() const;
 
  private:
   struct Job {
@@ -65,7 +63,7 @@ class BackgroundEvaluator {
   const Problem& problem_;
   MetricState* const state_;
   const std::size_t metric_count_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> jobs_;
   std::deque<Result> done_;
