@@ -1,9 +1,7 @@
 #include "problem/bilevel_problem.hpp"
 
-#include <Eigen/Cholesky>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 #include "core/error.hpp"
 #include "problem/evaluation_threads.hpp"
@@ -245,12 +243,10 @@ Vec BilevelProblem::with_y(const Vec& z, const Vec& y) const {
   return w;
 }
 
-std::optional<Eigen::LLT<Mat>> BilevelProblem::factor_lower_hessian(const Vec& z) const {
+std::unique_ptr<LowerHessianFactor> BilevelProblem::factor_lower_hessian(const Vec& z) const {
   Mat hessian;
-  if (!lower_hessian(z, hessian)) return std::nullopt;
-  Eigen::LLT<Mat> factor(hessian);
-  if (factor.info() != Eigen::Success) return std::nullopt;
-  return factor;
+  if (!lower_hessian(z, hessian)) return nullptr;
+  return DenseCholeskyFactor::of(hessian);
 }
 
 Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual,
@@ -334,8 +330,8 @@ Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   // with Armijo backtracking on g(x, .), which is strongly convex. Near y* the decrease of g
   // falls below the rounding of its value; there a step is accepted when it shrinks the
   // gradient instead, and when no step does, y is as good as double precision allows.
-  // Where the problem builds its dense Hessian, one Cholesky factor serves several steps: it
-  // is renewed only after a step that shrank the gradient less than 4x (chord steps converge
+  // Where the problem factors its Hessian, one factor serves several steps: it is renewed
+  // only after a step that shrank the gradient less than 4x (chord steps converge
   // linearly, at a rate set by how far the Hessian moved since the factor).
   Vec z(dim());
   z.head(dim_x()) = x;
@@ -343,7 +339,7 @@ Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   Vec grad(dim_y()), trial_grad(dim_y());
   double value = global_lower_value_and_grad_y(z, grad);
   const double scale = 1.0 + grad.norm();
-  std::optional<Eigen::LLT<Mat>> factor;
+  std::unique_ptr<LowerHessianFactor> factor;
   bool renew = true;
   for (int it = 0; it < 100 && grad.norm() > 1e-14 * scale; ++it) {
     if (renew) {

@@ -18,10 +18,10 @@
 // with the linear solve by conjugate gradients; metrics follow from them (our choice: the
 // papers plot losses and accuracies only).
 #pragma once
-#include <Eigen/Cholesky>
+#include <memory>
 #include <mutex>
-#include <optional>
 
+#include "problem/lower_hessian_factor.hpp"
 #include "problem/problem.hpp"
 
 namespace fedbench {
@@ -73,8 +73,8 @@ class BilevelProblem : public Problem {
   //! grad F(x), given y_star = y*(x). `warm` (may be null or empty) starts the linear solve
   //! and receives its solution.
   Vec hypergradient(const Vec& x, const Vec& y_star, Vec* warm = nullptr) const;
-  //! [grad^2_yy g(x, y)]^-1 rhs: a Cholesky factorisation of the Hessian when the problem
-  //! builds it, else conjugate gradients to the given relative residual of the system
+  //! [grad^2_yy g(x, y)]^-1 rhs: a factorisation of the Hessian when the problem offers one
+  //! (factor_lower_hessian), else conjugate gradients to the given relative residual of the system
   //! (||rhs - H v|| <= tol ||rhs||) from `start` (zero when null).
   Vec solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual = 1e-13,
                           const Vec* start = nullptr) const;
@@ -126,6 +126,11 @@ class BilevelProblem : public Problem {
   //! Unlike the other hooks not bit-neutral: the factored and the CG solve agree to the solve's
   //! tolerance, not to the last bit.
   virtual bool lower_hessian(const Vec& /*z*/, Mat& /*hessian*/) const { return false; }
+  //! A factor of grad^2_yy g(z) for the exact solves; null: none (conjugate gradients). By
+  //! default the Cholesky factor of lower_hessian(z) where the problem builds it; a problem
+  //! whose Hessian has structure that a dense factor would not use may factor it its own way
+  //! (not bit-neutral either: solves agree to rounding).
+  virtual std::unique_ptr<LowerHessianFactor> factor_lower_hessian(const Vec& z) const;
 
   // ---- row blocks of the exact metrics (optional). An evaluation's parts are its clients'
   // full batches, so a few large clients leave evaluation threads idle. A problem whose f_i
@@ -165,8 +170,6 @@ class BilevelProblem : public Problem {
 
   Vec solve_lower(const Vec& x, const Vec& y_start) const;
   double lower_grad_norm(const Vec& x, const Vec& y) const;
-  //! Cholesky factor of lower_hessian(z); none when the problem builds no dense Hessian.
-  std::optional<Eigen::LLT<Mat>> factor_lower_hessian(const Vec& z) const;
 
   std::vector<Index> upper_samples_;
   // The last solve, by its inputs: a run's final iterate asks again for the y*(x) that its

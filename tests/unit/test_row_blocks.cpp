@@ -263,9 +263,14 @@ TEST_CASE("row blocks: hyper-logreg's blocked metrics agree with its per-client 
     for (std::size_t k = 0; k < names.size(); ++k) at[names[k]] = m[k];
     CHECK(relative(at["upper_value"], plain.upper_value(z)) <= 1e-13);
     CHECK(relative(at["hyper_objective"], plain.upper_value(z_star)) <= 1e-13);
-    // Both sides solve with a Cholesky factor of their own Hessian (blocked assembly, or
-    // columns of per-client products) or, for six classes, the problem by conjugate gradients.
+    // The problem solves with its own factor (two softmax columns: the sums and differences of
+    // each feature's pair; the logistic model: a Cholesky factor of its blocked assembly) or,
+    // for six classes, by conjugate gradients; here a Cholesky factor of the Hessian's columns
+    // of per-client products.
     const Mat hessian = plain.lower_hessian(z_star);
+    Vec b(p->dim_y());
+    for (Index k = 0; k < b.size(); ++k) b(k) = std::sin(3.0 + static_cast<double>(k));
+    CHECK((hessian * p->solve_lower_hessian(z_star, b) - b).norm() <= 1e-12 * b.norm());
     const Vec hypergradient =
         plain.hypergradient(z_star, [&](const Vec& rhs) { return Vec(hessian.llt().solve(rhs)); });
     CHECK(relative(at["hypergrad_norm"], hypergradient.norm()) <= 1e-13);
