@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
@@ -227,6 +229,44 @@ class RobustTraining : public MinimaxProblem {
   // input column, weight gradients add the rows' terms one row after another, and W_l^T delta
   // adds the weight rows' terms in row order.
   static constexpr Index kBlockRows = 16;
+  //! Outputs of the backward pass held in registers at once (four SSE2 registers).
+  static constexpr Index kLanes = 8;
+  //! A nonzero term of a sum: its index (the source it scales) and its coefficient.
+  struct Term {
+    Index index;
+    double coef;
+  };
+  //! out[0..n) (+)= sum over `terms`, in order, of coef source(index)[0..n), from zero when
+  //! `from_zero`. Each output keeps its sum in a register over the terms and is stored once: the
+  //! same additions in the same order as `out += coef * source(index)` term after term, which
+  //! went through memory on every term and was bound by its stores. Zero coefficients (a ReLU
+  //! that is off) are left out of `terms` beforehand: no branch per term here.
+  template <class Source>
+  static void add_terms_in_order(Index n, std::span<const Term> terms, Source&& source, double* out,
+                                 bool from_zero) {
+    if (n == kLanes) {
+      using Lanes = Eigen::Matrix<double, kLanes, 1>;
+      Lanes sum = from_zero ? Lanes::Zero() : Lanes(Eigen::Map<const Lanes>(out));
+      for (const Term& t : terms) sum += t.coef * Eigen::Map<const Lanes>(source(t.index));
+      Eigen::Map<Lanes> target(out);
+      target = sum;
+      return;
+    }
+    for (Index j = 0; j < n; ++j) {
+      double sum = from_zero ? 0.0 : out[j];
+      for (const Term& t : terms) sum += t.coef * source(t.index)[j];
+      out[j] = sum;
+    }
+  }
+  //! The nonzero entries of `values` in order, as terms, into `terms` (cleared first).
+  template <class Values>
+  static std::span<const Term> nonzero_terms(const Values& values, std::vector<Term>& terms) {
+    terms.clear();
+    for (Index t = 0; t < values.size(); ++t)
+      if (const double v = values(t); v != 0.0) terms.push_back({t, v});
+    return terms;
+  }
+
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
   weight(const Vec& z, std::size_t l) const {
     return {z.data() + offsets_[l], widths_[l + 1], widths_[l]};
@@ -237,6 +277,8 @@ class RobustTraining : public MinimaxProblem {
   struct Block {
     std::vector<Mat> act, delta;  // per layer, width x rows: activations (post-ReLU), back-propagated errors
     Vec loss;                     // per row: CE at its label
+    std::vector<std::vector<Term>> terms;  // backward: each row's nonzero errors of a layer
+    std::vector<Term> row_terms;           // backward: a unit's nonzero errors over the rows
   };
   Block& block() const {
     thread_local Block b;
@@ -307,22 +349,33 @@ class RobustTraining : public MinimaxProblem {
     for (std::size_t l = L; l-- > 0;) {
       const auto W = weight(z, l);
       const Mat& upper = b.delta[l + 1];
-      if (grad) {
-        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gW(
-            grad->data() + offsets_[l], widths_[l + 1], widths_[l]);
-        auto gb = grad->segment(offsets_[l] + widths_[l + 1] * widths_[l], widths_[l + 1]);
-        for (Index i = 0; i < W.rows(); ++i)
-          for (Index k = 0; k < count; ++k) {
-            const double e = upper(i, k);
-            gb(i) += e;
-            if (e != 0.0) gW.row(i) += e * b.act[l].col(k).transpose();
-          }
-      }
+      const Index inputs = widths_[l], outputs = widths_[l + 1];
+      // lower(:, k) = sum over weight rows i, in row order, of upper(i, k) W(i, :).
       Mat& lower = b.delta[l];
-      lower.setZero(widths_[l], count);
-      for (Index i = 0; i < W.rows(); ++i)
+      lower.resize(inputs, count);
+      auto& by_row = b.terms;  // by_row[k]: column k's nonzero errors
+      by_row.resize(static_cast<std::size_t>(count));
+      for (Index k = 0; k < count; ++k) nonzero_terms(upper.col(k), by_row[static_cast<std::size_t>(k)]);
+      for (Index first = 0; first < inputs; first += kLanes)  // a W column chunk stays in L1 over k
         for (Index k = 0; k < count; ++k)
-          if (const double e = upper(i, k); e != 0.0) lower.col(k) += e * W.row(i).transpose();
+          add_terms_in_order(
+              std::min(kLanes, inputs - first), by_row[static_cast<std::size_t>(k)],
+              [&](Index i) { return W.data() + i * inputs + first; }, &lower(first, k), true);
+      if (grad) {
+        // gW(i, :) += sum over the block's rows k, in order, of upper(i, k) act(:, k).
+        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> gW(
+            grad->data() + offsets_[l], outputs, inputs);
+        auto gb = grad->segment(offsets_[l] + outputs * inputs, outputs);
+        std::vector<Term>& by_block_row = b.row_terms;
+        for (Index i = 0; i < outputs; ++i) {
+          for (Index k = 0; k < count; ++k) gb(i) += upper(i, k);
+          const auto terms = nonzero_terms(upper.row(i), by_block_row);
+          for (Index first = 0; first < inputs; first += kLanes)
+            add_terms_in_order(
+                std::min(kLanes, inputs - first), terms, [&](Index k) { return b.act[l].data() + k * inputs + first; },
+                &gW(i, first), false);
+        }
+      }
       if (l > 0) lower = (b.act[l].array() > 0).select(lower, 0.0);
     }
   }
@@ -330,8 +383,10 @@ class RobustTraining : public MinimaxProblem {
   // The metrics below visit blocks of rows on the run's evaluation threads, each block's rows
   // computed on their own and added in row order: the plain loop's bits at any thread count.
   // Blocks of one set cost the same, so a scope of their own decides whether to share them.
-  // Since no value depends on how rows are grouped, the blocks' size may follow the threads:
-  // about four blocks per thread (the threads balance over many), at most kBlockRows rows.
+  // Since no value depends on how rows are grouped, the blocks may follow the threads: a
+  // multiple of the threads, at least four per thread (the threads balance over many), of
+  // near-equal rows (at most kBlockRows), so that no thread is left with a last block while
+  // the others wait (200 rows on 2 threads: 14 blocks of 14-15 rows, not 12 of 16 and one of 8).
   struct RowsPart {
     Vec value;       // per row: its loss, or 1 if it is classified right
     Mat input_grad;  // d x rows
@@ -343,14 +398,15 @@ class RobustTraining : public MinimaxProblem {
   void over_row_blocks(const Mat& XT, Index rows, const Vec& z, Part&& part, Fold&& fold) const {
     const EvaluationThreads row_threads(EvaluationThreads::current(), EvaluationThreads::current_share_above());
     const Index threads = EvaluationThreads::current() ? EvaluationThreads::current()->threads() : 1;
-    const Index size = std::clamp<Index>(rows / (4 * threads), 1, kBlockRows);
-    const int blocks = static_cast<int>((rows + size - 1) / size);
-    auto count = [&](int block) { return std::min<Index>(size, rows - block * size); };
+    const Index per_thread = std::max<Index>(4, (rows + kBlockRows * threads - 1) / (kBlockRows * threads));
+    const int blocks = static_cast<int>(std::min(rows, threads * per_thread));
+    auto first = [&](int block) { return block * rows / blocks; };
+    auto count = [&](int block) { return first(block + 1) - first(block); };
     fold_clients_in_order(
         blocks, RowsPart{},
         [&](int block, RowsPart& slot) {
           thread_local std::array<Index, kBlockRows> ids;
-          for (Index k = 0; k < count(block); ++k) ids[static_cast<std::size_t>(k)] = block * size + k;
+          for (Index k = 0; k < count(block); ++k) ids[static_cast<std::size_t>(k)] = first(block) + k;
           const std::span<const Index> rows_of_block(ids.data(), static_cast<std::size_t>(count(block)));
           Block& b = this->block();
           load(XT, rows_of_block, z, b);
