@@ -383,10 +383,7 @@ class RobustTraining : public MinimaxProblem {
   // The metrics below visit blocks of rows on the run's evaluation threads, each block's rows
   // computed on their own and added in row order: the plain loop's bits at any thread count.
   // Blocks of one set cost the same, so a scope of their own decides whether to share them.
-  // Since no value depends on how rows are grouped, the blocks may follow the threads: a
-  // multiple of the threads, at least four per thread (the threads balance over many), of
-  // near-equal rows (at most kBlockRows), so that no thread is left with a last block while
-  // the others wait (200 rows on 2 threads: 14 blocks of 14-15 rows, not 12 of 16 and one of 8).
+  // Since no value depends on how rows are grouped, the blocks may follow the threads (below).
   struct RowsPart {
     Vec value;       // per row: its loss, or 1 if it is classified right
     Mat input_grad;  // d x rows
@@ -398,9 +395,18 @@ class RobustTraining : public MinimaxProblem {
   void over_row_blocks(const Mat& XT, Index rows, const Vec& z, Part&& part, Fold&& fold) const {
     const EvaluationThreads row_threads(EvaluationThreads::current(), EvaluationThreads::current_share_above());
     const Index threads = EvaluationThreads::current() ? EvaluationThreads::current()->threads() : 1;
-    const Index per_thread = std::max<Index>(4, (rows + kBlockRows * threads - 1) / (kBlockRows * threads));
-    const int blocks = static_cast<int>(std::min(rows, threads * per_thread));
-    auto first = [&](int block) { return block * rows / blocks; };
+    // Blocks shrink towards the end (each a 2 x threads-th of the rows left, at most
+    // kBlockRows): large ones while many are left, small ones last, so that the threads finish
+    // a pass together (equal blocks left one thread with a last block of up to 16 rows while
+    // the others waited). One thread takes whole blocks.
+    std::vector<Index> starts{0};
+    while (starts.back() < rows) {
+      const Index left = rows - starts.back();
+      const Index size = threads == 1 ? kBlockRows : (left + 2 * threads - 1) / (2 * threads);
+      starts.push_back(starts.back() + std::clamp<Index>(size, 1, std::min(kBlockRows, left)));
+    }
+    const int blocks = static_cast<int>(starts.size()) - 1;
+    auto first = [&](int block) { return starts[static_cast<std::size_t>(block)]; };
     auto count = [&](int block) { return first(block + 1) - first(block); };
     fold_clients_in_order(
         blocks, RowsPart{},
