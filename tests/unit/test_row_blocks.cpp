@@ -153,6 +153,22 @@ TEST_CASE("row blocks: client by client, block by block, the plain nested loop's
   }
 }
 
+TEST_CASE("row blocks: the threads take blocks block-major, the folds stay client by client") {
+  // Clients of 3, 1 and 2 blocks. With one thread the parts run in the order they are taken.
+  const std::vector<int> blocks{3, 1, 2};
+  ThreadPool pool(1);
+  const EvaluationThreads scope(&pool, 0.0);
+  using Item = std::pair<int, int>;
+  std::vector<Item> computed, folded;
+  fold_blocks_in_order(
+      3, [&](int i) { return blocks[static_cast<std::size_t>(i)]; }, 0,
+      [&](int i, int b, int&) { computed.emplace_back(i, b); }, [&](int i, int b, int&) { folded.emplace_back(i, b); });
+  // The first part runs alone (its time decides whether the scope shares), then every client's
+  // first block, every second one, ...: short last blocks are taken last.
+  CHECK(computed == std::vector<Item>{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {2, 1}, {0, 2}});
+  CHECK(folded == std::vector<Item>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 0}, {2, 1}});
+}
+
 namespace {
 
 //! The exact metrics' quantities as computed before row blocks: per client over the full-batch
