@@ -32,7 +32,7 @@ BackgroundEvaluator::~BackgroundEvaluator() {
   thread_.join();
 }
 
-void BackgroundEvaluator::submit(std::int64_t round, Vec model, int threads) {
+void BackgroundEvaluator::submit(std::int64_t round, std::shared_ptr<const Vec> model, int threads) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(Job{round, std::move(model), std::max(1, threads)});
@@ -65,7 +65,7 @@ void BackgroundEvaluator::work() {
     const auto start = std::chrono::steady_clock::now();
     try {
       const EvaluationThreads threads(pool.get());
-      evaluate_metrics(problem_, job.model, result.metrics, state_);
+      evaluate_metrics(problem_, *job.model, result.metrics, state_);
     } catch (...) {
       result.error = std::current_exception();
     }

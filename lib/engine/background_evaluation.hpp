@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -47,7 +48,7 @@ class BackgroundEvaluator {
   BackgroundEvaluator& operator=(const BackgroundEvaluator&) = delete;
 
   //! Queues the evaluation of `model` (taken at `round`) on `threads` threads of its own.
-  void submit(std::int64_t round, Vec model, int threads);
+  void submit(std::int64_t round, std::shared_ptr<const Vec> model, int threads);
   //! The oldest queued evaluation once it is finished: at once (nullopt while it runs) or,
   //! with `wait`, when it finishes (nullopt when nothing is queued).
   std::optional<Result> next(bool wait);
@@ -55,7 +56,7 @@ class BackgroundEvaluator {
  private:
   struct Job {
     std::int64_t round;
-    Vec model;
+    std::shared_ptr<const Vec> model;  // shared with the deferred row, read-only
     int threads;
   };
   void work();

@@ -146,9 +146,10 @@ bool RunMonitor::record_due(const LoopState& state, bool now) {
     return record(state.round, state.model, state.oracle, state.comm, state.wall_time);
   }
   if (!background_) background_ = std::make_unique<BackgroundEvaluator>(problem_, metric_state_.get(), names_.size());
-  deferred_.push_back(DeferredRow{make_row(state.round, state.oracle, state.comm, state.wall_time), state.model,
-                                  state.ledger.per_client()});
-  background_->submit(state.round, state.model, state.idle_threads);
+  auto model = std::make_shared<const Vec>(state.model);
+  deferred_.push_back(
+      DeferredRow{make_row(state.round, state.oracle, state.comm, state.wall_time), model, state.ledger.per_client()});
+  background_->submit(state.round, std::move(model), state.idle_threads);
   return poll();
 }
 
@@ -172,7 +173,7 @@ bool RunMonitor::settle(bool wait) {
       }
     } else {
       row.row.metrics = std::move(result->metrics);
-      stop = accept(row.row, row.model, result->seconds);
+      stop = accept(row.row, *row.model, result->seconds);
     }
     if (stop) {
       // The rows after it belong to rounds the run does not have.

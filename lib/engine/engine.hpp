@@ -45,7 +45,7 @@ struct LoopState {
 //! A row handed to the background evaluator, with what the run ends with if it stops the run.
 struct DeferredRow {
   TrajectoryRow row;  //!< counters and times of its round; metrics filled when accepted
-  Vec model;
+  std::shared_ptr<const Vec> model;  //!< one copy, read by the evaluator too
   std::vector<OracleCounts> per_client;
 };
 
@@ -166,7 +166,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     // The run ends at that row, as if the loop had waited for it: the rounds after it never were.
     completed = at->row.round;
     if (meta.rounds_done) meta.rounds_done->store(completed, std::memory_order_relaxed);
-    return detail::finish_run(problem, at->model, at->per_client, monitor, completed, at->row.wall_time,
+    return detail::finish_run(problem, *at->model, at->per_client, monitor, completed, at->row.wall_time,
                               loop.pool(), sink);
   }
   if (monitor.last_recorded() != completed && monitor.reason != StopReason::error)

@@ -15,8 +15,9 @@
 // or the rounding floor of double precision, whichever comes first;
 // the hypergradient by the implicit-function theorem
 //   grad F(x) = grad_x f(x, y*) - grad^2_xy g(x, y*) [grad^2_yy g(x, y*)]^-1 grad_y f(x, y*),
-// with the linear solve by conjugate gradients; metrics follow from them (our choice: the
-// papers plot losses and accuracies only).
+// with the linear solve by conjugate gradients, or by a factor of the Hessian where the problem
+// offers one (factor_lower_hessian); metrics follow from them (our choice: the papers plot
+// losses and accuracies only).
 #pragma once
 #include <memory>
 #include <mutex>

@@ -185,18 +185,17 @@ template <class Slot, class Blocks, class Part, class Fold>
 void fold_blocks_in_order(int clients, Blocks&& blocks, const Slot& prototype, Part&& part, Fold&& fold,
                           int wave = 0) {
   std::vector<std::pair<int, int>> items;  // (client, block) in fold order
-  std::vector<int> block_of_item;
   for (int i = 0; i < clients; ++i)
-    for (int b = 0, n = blocks(i); b < n; ++b) {
-      items.emplace_back(i, b);
-      block_of_item.push_back(b);
-    }
+    for (int b = 0, n = blocks(i); b < n; ++b) items.emplace_back(i, b);
   const int parts = static_cast<int>(items.size());
-  if (wave <= 0 && parts > clients) wave = parts;
+  std::vector<int> claim_rank;  // an item's block: block-major claims, where clients have several
+  if (parts > clients) {
+    if (wave <= 0) wave = parts;
+    for (const auto& item : items) claim_rank.push_back(item.second);
+  }
   fold_clients_in_order(
       parts, prototype, [&](int k, Slot& slot) { part(items[k].first, items[k].second, slot); },
-      [&](int k, Slot& slot) { fold(items[k].first, items[k].second, slot); }, wave,
-      parts > clients ? std::span<const int>(block_of_item) : std::span<const int>());
+      [&](int k, Slot& slot) { fold(items[k].first, items[k].second, slot); }, wave, claim_rank);
 }
 
 }  // namespace fedbench

@@ -277,8 +277,8 @@ class RobustTraining : public MinimaxProblem {
   struct Block {
     std::vector<Mat> act, delta;  // per layer, width x rows: activations (post-ReLU), back-propagated errors
     Vec loss;                     // per row: CE at its label
-    std::vector<std::vector<Term>> terms;  // backward: each row's nonzero errors of a layer
-    std::vector<Term> row_terms;           // backward: a unit's nonzero errors over the rows
+    std::vector<std::vector<Term>> terms;  // backward: each row's nonzero errors at a layer's units
+    std::vector<Term> row_terms;           // backward: one unit's nonzero errors over the rows
   };
   Block& block() const {
     thread_local Block b;
@@ -353,7 +353,7 @@ class RobustTraining : public MinimaxProblem {
       // lower(:, k) = sum over weight rows i, in row order, of upper(i, k) W(i, :).
       Mat& lower = b.delta[l];
       lower.resize(inputs, count);
-      auto& by_row = b.terms;  // by_row[k]: column k's nonzero errors
+      auto& by_row = b.terms;  // by_row[k]: row k's nonzero errors (column k of upper)
       by_row.resize(static_cast<std::size_t>(count));
       for (Index k = 0; k < count; ++k) nonzero_terms(upper.col(k), by_row[static_cast<std::size_t>(k)]);
       for (Index first = 0; first < inputs; first += kLanes)  // a W column chunk stays in L1 over k
