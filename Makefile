@@ -114,11 +114,18 @@ bench-scale: build
 	$(PYTHON) scripts/bench_scale.py --fedbench $(BUILD)/bin/fedbench
 	$(PYTHON) scripts/bench_scale.py --fedbench $(BUILD)/bin/fedbench --runs --repeat 3
 
-# Every paper experiment in full (results/experiments): tuning, selection, report, claims.
-# Goes on after a failed claim and fails at the end if any did.
+# Every paper experiment in full (results/experiments): tuning, selection, report, claims, each
+# experiment's verdicts recorded in results/verdicts/NAME.json and its time printed; then the
+# generated verdict pages (make catalogs). Goes on after a contradicted claim and fails at the
+# end if any was. ONLY="a b" runs those experiments only.
 reproduce: build
-	@status=0; for name in $$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); do \
-	  echo "== $$name"; $(BUILD)/bin/fedbench reproduce $$name -q || status=1; done; exit $$status
+	@status=0; mkdir -p results/verdicts; \
+	names="$(ONLY)"; [ -n "$$names" ] || names=$$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); \
+	for name in $$names; do \
+	  echo "== $$name"; start=$$(date +%s); \
+	  $(BUILD)/bin/fedbench reproduce $$name -q --record results/verdicts || status=1; \
+	  echo "== $$name: $$(( $$(date +%s) - start )) s"; done; \
+	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog; exit $$status
 
 # Builds fedbench, its man page and its Python support only, then installs under $(PREFIX)
 # (DESTDIR is honoured).

@@ -18,9 +18,11 @@
 #include "external.hpp"
 #include "markdown.hpp"
 #include "reproduce_json.hpp"
+#include "reproduce_status.hpp"
 #include "screened_copies.hpp"
 #include "experiment/experiment.hpp"
 #include "experiment/reproduce.hpp"
+#include "experiment/verdict_file.hpp"
 
 namespace fedbench::cli {
 namespace {
@@ -31,6 +33,8 @@ namespace fs = std::filesystem;
 // binary), the installed share's (core/shipped_files.hpp). Their suites are found relative to
 // each file, so results/suites comes along wherever results/experiments is.
 std::string experiments_dir() { return find_shipped_dir("results/experiments", "FEDBENCH_EXPERIMENTS", true); }
+// The recorded verdict files: $FEDBENCH_VERDICTS, then the same places as the experiments.
+std::string verdicts_dir() { return find_shipped_dir("results/verdicts", "FEDBENCH_VERDICTS", true); }
 
 // A file that does not read or validate: listed under its file name, with its error.
 std::string file_name(const suite::ListedExperiment& item) { return fs::path(item.path).stem().string(); }
@@ -155,9 +159,9 @@ std::function<int()> add_reproduce(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "reproduce", "run a paper experiment end to end and check the paper's claims (--list: all)");
   struct Options {
-    std::string name, output;
-    bool list = false, markdown = false, json = false, quick = false, quiet = false, no_figure = false,
-         reuse_stale = false;
+    std::string name, output, record;
+    bool list = false, status = false, markdown = false, json = false, quick = false, quiet = false,
+         no_figure = false, reuse_stale = false;
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -165,11 +169,20 @@ std::function<int()> add_reproduce(CLI::App& app) {
   sub->add_flag("--list", o->list,
                 "list every experiment with its reference and substitutes; a file that fails its checks is "
                 "listed as invalid with its error (exit 2)");
-  sub->add_flag("--markdown", o->markdown, "with --list: one Markdown table (docs/catalog/experiments.md)");
+  sub->add_flag("--status", o->status,
+                "each experiment's recorded verdicts (results/verdicts/NAME.json) and whether they are current "
+                "for this code or stale, and why");
+  sub->add_flag("--markdown", o->markdown,
+                "with --list: one Markdown table (docs/catalog/experiments.md); with --status: docs/verdicts.md");
+  sub->add_option("--record", o->record,
+                  "also write the verdicts with their evidence, seeds and fingerprints to DIR/NAME.json "
+                  "(make reproduce: results/verdicts); full budget only");
   sub->add_flag("--json", o->json,
                 "print the list (with --list) or the experiment and its claims' verdicts as one JSON "
                 "document instead of text; stage messages are left out");
-  sub->add_flag("--quick", o->quick, "a reduced budget with the same claims");
+  sub->add_flag("--quick", o->quick,
+                "a reduced budget: the same claims at the quick budget's `at`, never loosened; a claim it cannot "
+                "decide says so");
   add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("--reuse-stale", o->reuse_stale,
                 "keep finished runs made by other code or from other data instead of rerunning them");
@@ -180,6 +193,12 @@ std::function<int()> add_reproduce(CLI::App& app) {
     const auto experiments = suite::list_experiments(experiments_dir());
     if (o->json && o->markdown) throw UserError("give --markdown or --json, not both");
     if (o->list) return list_all(experiments, o->markdown, o->json);
+    if (o->status) return o->markdown ? print_verdict_markdown(experiments, verdicts_dir())
+                                      : print_verdict_status(experiments, verdicts_dir());
+    if (!o->record.empty() && o->quick)
+      throw UserError("--record keeps full-budget verdicts only; drop --quick or --record");
+    if (!o->record.empty() && !fs::is_directory(o->record))
+      throw UserError("--record " + o->record + ": not a directory; create it or name the verdicts directory");
     if (o->name.empty()) throw UserError("reproduce needs an experiment name or --list");
     // The name becomes directory names (results/reproduce/NAME) and a suite's name (NAME-report).
     if (const std::string why = unusable_name(o->name); !why.empty())
@@ -199,6 +218,10 @@ std::function<int()> add_reproduce(CLI::App& app) {
       draw_figure_and_report(x, outcome, options.output, o->quick, o->json);
     };
     const auto outcome = suite::reproduce(e, options);
+    const Json verdicts = suite::verdict_document(e, outcome);
+    io::write_text_file(options.output + "/verdicts.json", json_text(verdicts, 1) + "\n");
+    if (!o->record.empty()) io::write_text_file(o->record + "/" + e.name + ".json", json_text(verdicts, 1) + "\n");
+    const int status = outcome.contradicted > 0 ? 1 : 0;
     if (o->json) {
       Json out = experiment_json(e, outcome, o->quick);
       out["output"] = options.output;
@@ -207,14 +230,14 @@ std::function<int()> add_reproduce(CLI::App& app) {
         out["report"] = options.output + "/html/index.html";
       }
       std::printf("%s\n", json_text(out).c_str());
-      return outcome.failed > 0 ? 1 : 0;
+      return status;
     }
     for (const auto& r : outcome.claims) std::printf("%s\n", r.line.c_str());
-    std::printf("%s%d passed, %d failed\n", outcome.diagnosis.c_str(), outcome.passed, outcome.failed);
+    std::printf("%s%s\n", outcome.diagnosis.c_str(), outcome.tally().c_str());
     if (!o->quiet && !o->no_figure)
       std::printf("figure: %s/figure.png  report: %s/html/index.html\n", options.output.c_str(),
                   options.output.c_str());
-    return outcome.failed > 0 ? 1 : 0;
+    return status;
   };
 }
 

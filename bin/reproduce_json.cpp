@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/text.hpp"
+#include "experiment/verdict_file.hpp"
 
 namespace fedbench::cli {
 
@@ -35,7 +36,8 @@ Json experiments_json(const std::vector<suite::ListedExperiment>& experiments) {
 
 Json experiment_json(const suite::Experiment& e, const suite::ReproduceOutcome& outcome, bool quick) {
   Json claims = Json::array();
-  for (const auto& c : outcome.claims) claims.push_back({{"passed", c.passed}, {"line", c.line}});
+  const auto& list = quick ? e.quick_claims : e.claims;
+  for (std::size_t k = 0; k < outcome.claims.size(); ++k) claims.push_back(suite::claim_json(list[k], outcome.claims[k]));
   std::vector<std::string> diagnosis;
   for (const auto& line : split(outcome.diagnosis, '\n'))
     if (!line.empty()) diagnosis.push_back(line);
@@ -48,8 +50,11 @@ Json experiment_json(const suite::Experiment& e, const suite::ReproduceOutcome& 
           {"follows_paper", e.follows_paper},
           {"claims", claims},
           {"diagnosis", diagnosis},
-          {"passed", outcome.passed},
-          {"failed", outcome.failed}};
+          {"quick", quick},
+          {"holds", outcome.holds},
+          {"contradicted", outcome.contradicted},
+          {"inconclusive", outcome.inconclusive},
+          {"tally", outcome.tally()}};
 }
 
 }  // namespace fedbench::cli

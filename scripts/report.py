@@ -386,6 +386,22 @@ def distinguishing_params(sections):
     return out
 
 
+def claim_seeds_html(claim):
+    """Every seed's numbers of one claim (each side's value, the margin, whether it holds)."""
+    units = claim.get("units") or []
+    if not units:
+        return ""
+    sides = [s["label"] for s in claim.get("sides") or []]
+    head = "".join(f"<th>{H.esc(s)}</th>" for s in sides)
+    body = "".join(
+        f"<tr><td>{H.esc(u['unit'])}</td>"
+        + "".join(f'<td class=num>{H.num(v)}</td>' for v in u["values"])
+        + f'<td class=num>{H.num(u["margin"])}</td><td>{"yes" if u["holds"] else "no"}</td></tr>'
+        for u in units)
+    return (f"<details><summary>per seed ({len(units)})</summary><table><tr><th>unit</th>{head}"
+            f"<th>{H.esc(claim.get('margin', 'margin'))}</th><th>holds</th></tr>{body}</table></details>")
+
+
 def experiment_html(exp, figure_path):
     """The page's head when it reports a paper experiment: the reference, what is reproduced,
     the substitutes, every claim with its verdict and numbers, the figure on the paper's axes."""
@@ -398,11 +414,19 @@ def experiment_html(exp, figure_path):
         if items:
             out.append(f"<p><b>{label}.</b></p><ul>" + "".join(f"<li>{H.esc(x)}</li>" for x in items) + "</ul>")
     claims = exp.get("claims") or []
-    passed = sum(1 for c in claims if c["passed"])
-    out.append(f'<h3>Claims: {passed} passed, {len(claims) - passed} failed</h3>')
-    rows = [['<span class="badge ok">passed</span>' if c["passed"] else '<span class="badge error">failed</span>',
-             H.esc(c["line"])] for c in claims]
-    out.append(H.table(["verdict", "claim, with the measured medians"], rows, raw={0, 1}))
+    out.append(f'<h3>Claims: {H.esc(exp.get("tally", ""))}</h3>')
+    out.append("<p class=meta>Each claim is judged seed by seed: holds or contradicted when a confidence interval "
+               "of the median per-seed margin lies wholly on one side of the claim's threshold, inconclusive "
+               "when it straddles it or fewer than 5 seeds pair up. Open a claim for its per-seed numbers.</p>")
+    badge = {"holds": "ok", "contradicted": "error", "inconclusive": "diverged"}
+    rows = []
+    for c in claims:
+        word = c["verdict"]
+        if exp.get("quick"):
+            word = "not decided at the quick budget" if word == "inconclusive" else word + " at the quick budget"
+        rows.append([f'<span class="badge {badge.get(c["verdict"], "error")}">{H.esc(word)}</span>',
+                     H.esc(c["line"]) + claim_seeds_html(c)])
+    out.append(H.table(["verdict", "claim, with its evidence"], rows, raw={0, 1}))
     diagnosis = exp.get("diagnosis") or []
     if diagnosis:
         out.append("<h3>Diagnosis runs (variants; they never decide the verdict)</h3><ul>"

@@ -12,7 +12,8 @@ namespace fedbench {
 //! problems/common, datasets) with the compiler, build type and instruction set.
 std::string numerics_fingerprint();
 //! Per solver or problem source file (relative to the source tree): the file and the headers
-//! of its own directory it includes.
+//! of its own directory it includes; and "lib/experiment": the code that turns runs into
+//! verdicts (claims, selection, scores).
 const std::map<std::string, std::string>& source_fingerprints();
 
 //! The source tree's relative path of a registration's __FILE__, however the compiler was given

@@ -26,7 +26,7 @@ const std::vector<std::string> kKeys = {"name", "title", "reference", "reproduce
                                         "time", "suite", "select", "report_seeds", "quick",
                                         "figure", "claims", "out_of_scope", "baselines",
                                         "statements", "variants", "follows_code", "follows_paper"};
-const std::vector<std::string> kAxes = {"round", "exchanges", "bytes", "samples"};
+const std::vector<std::string> kAxes = {"round", "exchanges", "bytes", "bytes_up", "samples"};
 
 std::string text_of(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node) return {};
@@ -56,7 +56,8 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
 
 // One claim; `quick` fields (if any) replace the plain ones when `use_quick`.
 Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick) {
-  check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick", "statement"}, file, "claim");
+  check_keys(node, {"text", "better", "below", "above", "within", "closer", "quick", "statement", "origin"}, file,
+             "claim");
   Claim c;
   c.location = where(file, node);
   c.text = text_of(node["text"], file, "claim text");
@@ -73,13 +74,31 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
     }
   if (!found) throw UserError(where(file, node) + "a claim needs one of better, below, above, within, closer");
   check_keys(body, {"solver", "than", "to", "metric", "at", "value", "high", "factor", "where", "than_where",
-                    "to_where", "axis"},
+                    "to_where", "axis", "equal"},
              file, "claim");
   c.statement = text_of(node["statement"], file, "statement");
+  if (node["origin"]) {
+    const std::string origin = text_of(node["origin"], file, "origin");
+    if (origin != "paper" && origin != "fedbench")
+      throw UserError(where(file, node["origin"]) + "claim origin '" + origin +
+                      "': use paper (a sentence of the paper, the default) or fedbench (a claim of our own)");
+    c.extra = origin == "fedbench";
+    if (c.extra && !c.statement.empty())
+      throw UserError(where(file, node["origin"]) + "a claim of fedbench's own checks no statement of the paper; "
+                      "remove origin: fedbench or statement");
+  }
   if (body["axis"]) {
     c.axis = text_of(body["axis"], file, "axis");
     if (std::find(kAxes.begin(), kAxes.end(), c.axis) == kAxes.end())
       throw UserError(where(file, body["axis"]) + "claim axis '" + c.axis + "': use " + join(kAxes, ", "));
+  }
+  if (body["equal"]) {
+    c.equal = text_of(body["equal"], file, "equal");
+    if (c.equal == "round" || std::find(kAxes.begin(), kAxes.end(), c.equal) == kAxes.end())
+      throw UserError(where(file, body["equal"]) + "claim equal '" + c.equal + "': use exchanges, bytes, bytes_up, samples");
+    if (c.kind != Claim::Kind::better || c.axis != "round")
+      throw UserError(where(file, body["equal"]) +
+                      "equal: COUNTER compares two methods at round `at`'s budget: a better claim on rounds only");
   }
   YAML::Node fields = YAML::Clone(body);
   if (use_quick && node["quick"]) {
@@ -100,6 +119,14 @@ Claim read_claim(const YAML::Node& node, const std::string& file, bool use_quick
     c.than = text_of(fields["than"], file, "than");
     if (c.than.empty()) throw UserError(where(file, body) + "a 'better' or 'closer' claim needs than: SOLVER");
     if (fields["factor"]) c.factor = number_of(fields["factor"], file, "factor");
+    // A shorter budget may move `at`, never let a reversed ordering pass.
+    if (use_quick && node["quick"] && node["quick"]["factor"]) {
+      const double full = body["factor"] ? number_of(body["factor"], file, "factor") : 1.0;
+      if (c.factor < std::min(1.0, full))
+        throw UserError(where(file, node["quick"]) + "quick factor " + format_real(c.factor) +
+                        " loosens the claim (a reversed ordering would pass); use a quick factor >= " +
+                        format_real(std::min(1.0, full)) + ", or let the quick run leave the claim undecided");
+    }
     // The other side's restriction replaces `where` when given ({} : every run of `than`).
     if (fields["than_where"]) params_of("than_where", c.than_where);
     else c.than_where = c.where;
@@ -127,58 +154,6 @@ void read_claims(const YAML::Node& list, const std::string& file, std::vector<Cl
     claims.push_back(read_claim(c, file, false));
     quick_claims.push_back(read_claim(c, file, true));
   }
-}
-
-// Median over a solver's runs of the metric at `at` on the claim's axis (results/score.hpp).
-struct Measured {
-  double median = NAN;
-  int runs = 0;
-  Direction direction = Direction::min;
-};
-
-// Whether a run has every `where` parameter: a problem parameter, else a solver parameter of
-// that name (e.g. local_steps), or `participation`; numbers compare by value.
-bool has_params(const io::StoredRun& r, const ParamMap& where) {
-  for (const auto& [k, v] : where) {
-    const std::string* value = nullptr;
-    const std::string participation = k == "participation" ? participation_of(r.text.at("config")) : "";
-    if (k == "participation") value = &participation;
-    else if (const auto p = r.problem_params.find(k); p != r.problem_params.end()) value = &p->second;
-    else if (const auto q = r.solver_params.find(k); q != r.solver_params.end()) value = &q->second;
-    double a = 0, b = 0;
-    if (!value || (*value != v && !(parse_real(*value, a) && parse_real(v, b) && a == b))) return false;
-  }
-  return true;
-}
-
-Measured measure(const std::vector<io::StoredRun>& runs, const std::string& solver,
-                 const std::string& metric, std::int64_t at, const ParamMap& where_params,
-                 const std::string& axis) {
-  Measured m;
-  std::vector<double> values;
-  for (const auto& r : runs) {
-    if (r.text.at("solver") != solver || !has_params(r, where_params)) continue;
-    m.direction = recorded_direction(r, metric);
-    values.push_back(value_at(r, metric, axis, static_cast<double>(at), m.direction));
-  }
-  m.runs = static_cast<int>(values.size());
-  m.median = median(std::move(values));
-  return m;
-}
-
-//! "solver" or, when the two sides of a claim are restricted differently (where, than_where),
-//! "solver [key=value ...]".
-std::string side(const std::string& solver, const ParamMap& where, bool differs) {
-  if (!differs || where.empty()) return solver;
-  std::string out = solver + " [";
-  for (const auto& [k, v] : where) out += (out.back() == '[' ? "" : " ") + k + "=" + v;
-  return out + "]";
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
 }
 
 // The paper's comparative sentences; each method they name must have a claim (or a reason).
@@ -338,25 +313,6 @@ Experiment load_experiment(const std::string& path) {
   return e;
 }
 
-void check_tuning_seeds(const Experiment& e, const Suite& tuning) {
-  if (!e.select_metric || e.report_seeds.size() < 2) return;
-  std::set<std::uint64_t> seeds;
-  std::map<std::string, std::set<std::string>> candidates;  // (solver, problem point) -> settings
-  for (const auto& run : tuning.runs) {
-    seeds.insert(run.request.seed);
-    std::string slot = run.request.solver, config = run.request.participation.to_text();
-    for (const auto& [k, v] : run.request.problem_params) slot += " " + k + "=" + v;
-    for (const auto& [k, v] : run.request.solver_params) config += " " + k + "=" + v;
-    candidates[slot].insert(config);
-  }
-  const bool chooses = std::any_of(candidates.begin(), candidates.end(),
-                                   [](const auto& c) { return c.second.size() > 1; });
-  if (chooses && seeds.size() < 3)
-    throw UserError(e.path + ": the claims are medians over " + std::to_string(e.report_seeds.size()) +
-                    " report seeds but " + e.suite_path + " tunes on " + std::to_string(seeds.size()) +
-                    "; give the suite at least 3 seeds");
-}
-
 std::vector<Experiment> load_experiments(const std::string& dir) {
   std::vector<Experiment> out;
   for (const auto& f : experiment_files(dir)) out.push_back(load_experiment(f));
@@ -376,76 +332,6 @@ std::vector<ListedExperiment> list_experiments(const std::string& dir) {
       item.error = naming(path, error.what());
     }
     out.push_back(std::move(item));
-  }
-  return out;
-}
-
-std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
-                                      const std::vector<std::string>& results_dirs) {
-  std::vector<std::string> files;
-  for (const auto& dir : results_dirs) {
-    const auto more = ResultsStore(dir).suite_files(/*all=*/false);
-    files.insert(files.end(), more.begin(), more.end());
-  }
-  const std::vector<io::StoredRun> runs = read_complete_runs(files);
-  StaleTally stale;  // reproduce reruns stale runs; those kept with --reuse-stale are said to be
-  for (const auto& r : runs) stale.add(r);
-  stale.report();
-  std::vector<ClaimResult> out;
-  for (const auto& c : claims) {
-    ClaimResult r;
-    const Measured a = measure(runs, c.solver, c.metric, c.at, c.where, c.axis);
-    std::string numbers;
-    if (a.runs == 0) {
-      r.line = "claim: " + c.text + ": failed (no runs of " + c.solver + ")";
-      out.push_back(r);
-      continue;
-    }
-    switch (c.kind) {
-      case Claim::Kind::closer: {
-        const Measured to = measure(runs, c.to, c.metric, c.at, c.to_where, c.axis);
-        const Measured than = measure(runs, c.than, c.metric, c.at, c.than_where, c.axis);
-        if (to.runs == 0 || than.runs == 0) {
-          r.line = "claim: " + c.text + ": failed (no runs of " + (to.runs == 0 ? c.to : c.than) + ")";
-          out.push_back(r);
-          continue;
-        }
-        r.passed = std::abs(a.median - to.median) < std::abs(a.median - than.median);
-        const bool differs = c.to_where != c.where || c.than_where != c.where;
-        numbers = side(c.solver, c.where, differs) + " " + fmt(a.median) + ", closer to " +
-                  side(c.to, c.to_where, differs) + " " + fmt(to.median) + " than to " +
-                  side(c.than, c.than_where, differs) + " " + fmt(than.median);
-        break;
-      }
-      case Claim::Kind::better: {
-        const Measured b = measure(runs, c.than, c.metric, c.at, c.than_where, c.axis);
-        if (b.runs == 0) {
-          r.line = "claim: " + c.text + ": failed (no runs of " + c.than + ")";
-          out.push_back(r);
-          continue;
-        }
-        r.passed = a.direction == Direction::max ? a.median > b.median * c.factor : a.median * c.factor < b.median;
-        const bool differs = c.than_where != c.where;
-        numbers = side(c.solver, c.where, differs) + " " + fmt(a.median) + " vs " + side(c.than, c.than_where, differs) +
-                  " " + fmt(b.median);
-        break;
-      }
-      case Claim::Kind::below:
-        r.passed = a.median < c.value;
-        numbers = c.solver + " " + fmt(a.median) + " < " + fmt(c.value);
-        break;
-      case Claim::Kind::above:
-        r.passed = a.median > c.value;
-        numbers = c.solver + " " + fmt(a.median) + " > " + fmt(c.value);
-        break;
-      case Claim::Kind::within:
-        r.passed = a.median >= c.value && a.median <= c.high;
-        numbers = c.solver + " " + fmt(a.median) + " in [" + fmt(c.value) + ", " + fmt(c.high) + "]";
-        break;
-    }
-    r.line = "claim: " + c.text + ": " + (r.passed ? "passed" : "FAILED") + " (" + c.metric +
-             " at " + c.axis + " " + std::to_string(c.at) + ": " + numbers + ")";
-    out.push_back(r);
   }
   return out;
 }

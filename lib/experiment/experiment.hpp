@@ -96,10 +96,16 @@ struct Claim {
   double factor = 1;  //!< better: solver must beat `than` by this factor (min metrics)
   ParamMap where;     //!< problem parameters the runs must have
   ParamMap than_where, to_where;  //!< the same for the `than` / `to` side (default: where)
-  //! The counter `at` is read on: "round" (default), "exchanges", "bytes" (up + down) or
-  //! "samples".
+  //! The counter `at` is read on: "round" (default), "exchanges", "bytes" (up + down),
+  //! "bytes_up" or "samples".
   std::string axis = "round";
+  //! The counter the paper's sentence is about when it is not rounds ("exchanges", "bytes_up",
+  //! "bytes", "samples"; empty: rounds): the claim is then decided at the fewer of it either side
+  //! had spent by round `at`, and the per-round reading is shown beside it.
+  std::string equal;
   std::string statement;  //!< id of the paper sentence it checks (empty: none)
+  //! fedbench's own claim (`origin: fedbench`), not a sentence of the paper: counted apart.
+  bool extra = false;
   std::string location;   //!< "FILE:LINE: " of the claim in its file, for messages
 };
 
@@ -163,18 +169,5 @@ struct ListedExperiment {
 //! a malformed file is listed with its error and does not hide the others.
 std::vector<ListedExperiment> list_experiments(const std::string& dir);
 
-struct ClaimResult {
-  bool passed = false;
-  std::string line;  //!< "claim: TEXT: passed (a = 1.2e-30, b = 0.34)"
-};
-
-//! Refuses (UserError) a full run whose claims are medians over several report seeds while
-//! `tuning` (the experiment's suite as it will run) chooses between configurations of a
-//! method on fewer than three seeds: a winner picked on one seed is picked by its luck.
-void check_tuning_seeds(const Experiment& e, const Suite& tuning);
-
-//! Evaluates claims on the finished runs of one or more results directories (together).
-std::vector<ClaimResult> check_claims(const std::vector<Claim>& claims,
-                                      const std::vector<std::string>& results_dirs);
 
 }  // namespace fedbench::suite

@@ -1,6 +1,7 @@
 #include "experiment/reproduce.hpp"
 
 #include <filesystem>
+#include <set>
 
 #include "core/error.hpp"
 #include "io/durable_rename.hpp"
@@ -21,7 +22,7 @@ const std::vector<std::uint64_t>& report_seeds(const Experiment& e, bool quick) 
 }
 
 // Tuning, selection and the report runs; returns the directory of the runs the claims read.
-std::string run_report(const Experiment& e, const ReproduceOptions& o) {
+std::string run_report(const Experiment& e, const ReproduceOptions& o, ReproduceOutcome& out) {
   const auto note = [&](const std::string& line) {
     if (o.note) o.note(e.name + ": " + line);
   };
@@ -35,7 +36,10 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o) {
   note("tuning grid (" + e.suite_path + ")");
   {
     const Suite grid = load_suite(e.suite_path, tuning);
-    if (!o.quick) check_tuning_seeds(e, grid);  // --quick checks mechanics, not verdicts
+    std::set<std::uint64_t> used;
+    for (const auto& run : grid.runs) used.insert(run.request.seed);
+    out.tuning_seeds.assign(used.begin(), used.end());
+    out.report_seeds = seeds.empty() ? out.tuning_seeds : seeds;
     run_suite(grid, o.suite);
   }
   if (e.select_metric) {
@@ -64,8 +68,8 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o) {
 
 // Each variant's runs (on the report seeds unless it names its own), its claims checked
 // together with the report runs.
-std::string run_variants(const Experiment& e, const ReproduceOptions& o, const std::string& report_dir) {
-  std::string diagnosis;
+void run_variants(const Experiment& e, const ReproduceOptions& o, ReproduceOutcome& out) {
+  std::string& diagnosis = out.diagnosis;
   for (const auto& v : e.variants) {
     SuiteOverrides variant;
     variant.results_dir = o.output + "/variants/" + v.name;
@@ -74,13 +78,19 @@ std::string run_variants(const Experiment& e, const ReproduceOptions& o, const s
     if (o.note) o.note(e.name + ": variant " + v.name + " (" + v.suite_path + ")");
     run_file(v.suite_path, variant, o.suite);
     diagnosis += "variant " + v.name + ", explaining \"" + v.explains + "\":\n";
-    for (const auto& r : check_claims(o.quick ? v.quick_claims : v.claims, {report_dir, variant.results_dir}))
-      diagnosis += "  " + r.line + "\n";
+    auto results = check_claims(o.quick ? v.quick_claims : v.claims, {out.report_dir, variant.results_dir}, o.quick);
+    for (const auto& r : results) diagnosis += "  " + r.line + "\n";
+    out.variants.emplace_back(v.name, std::move(results));
+    out.variant_dirs.push_back(variant.results_dir);
   }
-  return diagnosis;
 }
 
 }  // namespace
+
+std::string ReproduceOutcome::tally() const {
+  return std::to_string(holds) + (holds == 1 ? " holds, " : " hold, ") + std::to_string(contradicted) +
+         " contradicted, " + std::to_string(inconclusive) + (quick ? " not decided at the quick budget" : " inconclusive");
+}
 
 ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
   if (!e.out_of_scope.empty())
@@ -91,7 +101,7 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
   check_recorded_metrics(e);
   std::filesystem::create_directories(o.output);
   ReproduceOutcome out;
-  out.report_dir = run_report(e, o);
+  out.report_dir = run_report(e, o, out);
 
   // Fixed reference runs (no selection) next to the report runs.
   if (!e.baselines_path.empty()) {
@@ -101,16 +111,17 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
     if (o.note) o.note(e.name + ": baselines (" + e.baselines_path + ")");
     run_file(e.baselines_path, baselines, o.suite);
   }
-  out.claims = check_claims(o.quick ? e.quick_claims : e.claims, {out.report_dir});
+  out.quick = o.quick;
+  out.claims = check_claims(o.quick ? e.quick_claims : e.claims, {out.report_dir}, o.quick);
   std::string log;
   for (const auto& r : out.claims) {
-    out.passed += r.passed;
+    out.holds += r.verdict == Verdict::holds;
+    out.contradicted += r.verdict == Verdict::contradicted;
+    out.inconclusive += r.verdict == Verdict::inconclusive;
     log += r.line + "\n";
   }
-  out.failed = static_cast<int>(out.claims.size()) - out.passed;
-  out.diagnosis = run_variants(e, o, out.report_dir);
-  io::write_text_file(o.output + "/claims.txt", log + out.diagnosis + std::to_string(out.passed) + " passed, " +
-                                                    std::to_string(out.failed) + " failed\n");
+  run_variants(e, o, out);
+  io::write_text_file(o.output + "/claims.txt", log + out.diagnosis + out.tally() + "\n");
   // Drawn last: the page states every claim's verdict.
   if (o.draw && world().rank() == 0 && !e.figure_y.empty()) o.draw(e, out);
   return out;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "experiment/claims.hpp"
 #include "experiment/experiment.hpp"
 #include "suite/suite_runner.hpp"
 
@@ -31,12 +32,18 @@ struct ReproduceOutcome {
   std::string report_dir;                //!< the runs the claims are checked on
   std::vector<ClaimResult> claims;       //!< the paper's claims, in file order
   std::string diagnosis;                 //!< the variants' claim lines (never decide the verdict)
-  int passed = 0, failed = 0;
+  std::vector<std::pair<std::string, std::vector<ClaimResult>>> variants;  //!< name -> its claims
+  std::vector<std::string> variant_dirs;  //!< each variant's runs (read with report_dir)
+  std::vector<std::uint64_t> tuning_seeds, report_seeds;
+  bool quick = false;
+  int holds = 0, contradicted = 0, inconclusive = 0;
+  //! "N hold, N contradicted, N inconclusive" (at the quick budget: "... not decided ...").
+  std::string tally() const;
 };
 
 //! Runs `e` end to end (resuming runs already in `options.output`), writes claims.txt there and
-//! returns the verdict; UserError before any run for an experiment that is out of scope, fails
-//! validate_experiment or check_recorded_metrics, or whose tuning would choose on too few seeds.
+//! returns the verdicts; UserError before any run for an experiment that is out of scope or
+//! fails validate_experiment (its seed rules included) or check_recorded_metrics.
 ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& options);
 
 }  // namespace fedbench::suite

@@ -28,11 +28,13 @@ struct Scope {
   std::map<std::string, std::int64_t> rounds;  // solver -> largest round budget of its runs
   std::set<std::string> problems;
   std::map<std::string, std::pair<std::string, ParamMap>> points;  // key -> (problem, params)
+  std::set<std::uint64_t> seeds;
 
   void add(const std::string& path, const SuiteOverrides& overrides) {
     files.push_back(path);
     for (const auto& run : load_suite(path, overrides).runs) {
       const RunRequest& r = run.request;
+      seeds.insert(r.seed);
       auto& most = rounds[r.solver];
       most = std::max(most, r.budget.rounds);
       problems.insert(r.problem);
@@ -60,7 +62,9 @@ Scopes load_scopes(const Experiment& e, bool quick) {
   SuiteOverrides budget;
   if (quick) budget.rounds = e.quick_rounds;
   Scopes s;
-  s.tuning.add(e.suite_path, budget);
+  SuiteOverrides tuning = budget;
+  if (quick) tuning.seeds = e.quick_seeds;
+  s.tuning.add(e.suite_path, tuning);
   s.report = s.tuning;
   if (!e.baselines_path.empty()) s.report.add(e.baselines_path, {});
   for (const auto& v : e.variants) {
@@ -222,14 +226,50 @@ void check_claims_recorded(const std::vector<Claim>& claims, const Scope& scope,
   for (const auto& c : claims) check_recorded(c.metric, recorded, scope, c.location + "claim '" + c.text + "': ");
 }
 
+std::string seed_list(const std::set<std::uint64_t>& seeds) {
+  std::vector<std::string> out;
+  for (auto s : seeds) out.push_back(std::to_string(s));
+  return "[" + join(out, ", ") + "]";
+}
+
+// Seeds that tune never report: a winner's score on its tuning seeds is biased by its
+// selection, so the report seeds (and every variant's) must be fresh, and a winner picked on
+// fewer than three seeds is picked by one seed's luck. The same rules under --quick.
+void check_seed_rules(const Experiment& e, const Scope& tuning, bool quick) {
+  if (!e.select_metric) return;  // no tuning: the suite's own seeds are the report seeds
+  const std::string budget = quick ? " (--quick: quick.seeds)" : "";
+  const std::string at = e.select_location;
+  if (tuning.seeds.size() < 3)
+    throw UserError(at + "select tunes on " + std::to_string(tuning.seeds.size()) + " seed" +
+                    (tuning.seeds.size() == 1 ? "" : "s") + " of " + e.suite_path + budget +
+                    "; give the tuning at least 3 seeds");
+  const auto& report = quick && !e.quick_report_seeds.empty() ? e.quick_report_seeds : e.report_seeds;
+  if (report.empty())
+    throw UserError(at + "select picks winners but the file has no report_seeds" + (quick ? " for --quick" : "") +
+                    "; give fresh seeds to rerun the winners on");
+  const auto overlap = [&](const std::vector<std::uint64_t>& seeds, const std::string& what) {
+    std::set<std::uint64_t> common;
+    for (auto s : seeds)
+      if (tuning.seeds.count(s)) common.insert(s);
+    if (!common.empty())
+      throw UserError(at + what + " share seeds " + seed_list(common) + " with the tuning seeds " +
+                      seed_list(tuning.seeds) + budget + "; report on seeds the tuning does not use");
+  };
+  overlap(report, quick ? "the quick report seeds" : "report_seeds");
+  for (const auto& v : e.variants) overlap(v.seeds.empty() ? report : v.seeds, "variant " + v.name + "'s seeds");
+}
+
 }  // namespace
 
 void validate_experiment(const Experiment& e) {
   if (!e.out_of_scope.empty()) return;  // nothing runs
   const Scopes full = load_scopes(e, false);
+  const Scopes quick = load_scopes(e, true);
   check_all_claims(e, full, false);
-  check_all_claims(e, e.quick_rounds ? load_scopes(e, true) : full, true);
+  check_all_claims(e, quick, true);
   check_select(e, full.tuning);
+  check_seed_rules(e, full.tuning, false);
+  check_seed_rules(e, quick.tuning, true);
   for (const auto& m : figure_metrics(e)) check_metric_name(m, e.figure_location + "figure y: ");
 }
 

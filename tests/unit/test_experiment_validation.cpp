@@ -51,7 +51,7 @@ class Scratch {
 
  private:
   void suite(const std::string& name, const std::string& solver) const {
-    std::ofstream(dir_ / (name + ".yaml")) << "name: " << name << "\nseeds: [0]\nrounds: 10\neval: {every: 5}\n"
+    std::ofstream(dir_ / (name + ".yaml")) << "name: " << name << "\nseeds: [0, 1, 2]\nrounds: 10\neval: {every: 5}\n"
                                            << "problems:\n  - name: two-client-game\n"
                                            << "solvers:\n  - name: " << solver << "\n";
   }
@@ -67,7 +67,7 @@ TEST_CASE("experiment validation: a claim on the suite's solvers, parameters and
   const std::string path = s.experiment(
       "better: {solver: gda, than: local-gda, metric: rel_error, at: 10, where: {delta: 0, step_size: 0.5}, "
       "than_where: {local_steps: 2, participation: full}}\n    quick: {at: 5}",
-      "select: {metric: rel_error, at: \"rounds=10\"}\nfigure: {y: \"rel_error,op_norm\"}\n");
+      "select: {metric: rel_error, at: \"rounds=10\"}\nreport_seeds: [5]\nfigure: {y: \"rel_error,op_norm\"}\n");
   CHECK_NOTHROW(validate(path));
   CHECK_NOTHROW(check_recorded_metrics(load_experiment(path)));
   // Counters every run records are metrics too.

@@ -8,7 +8,9 @@
 #include "core/error.hpp"
 #include "engine/runner.hpp"
 #include "io/run_sinks.hpp"
+#include "experiment/claims.hpp"
 #include "experiment/experiment.hpp"
+#include "suite/suite_runner.hpp"
 
 using namespace fedbench;
 using namespace fedbench::suite;
@@ -48,7 +50,7 @@ TEST_CASE("experiments: a statement's every compared method needs a claim or a r
   // An unknown axis is refused with the valid ones.
   CHECK_THROWS_WITH_AS(load_experiment(write_experiment(
                            "claims:\n  - text: x\n    below: {solver: a, metric: m, at: 1, value: 1, axis: seconds}\n")),
-                       doctest::Contains("use round, exchanges, bytes, samples"), UserError);
+                       doctest::Contains("use round, exchanges, bytes, bytes_up, samples"), UserError);
 }
 
 TEST_CASE("experiments: every shipped experiment file reads and passes its completeness checks") {
@@ -95,31 +97,147 @@ TEST_CASE("experiments: a claim on the exchanges axis reads the row of that many
     return c;
   };
   const auto results = check_claims({claim(rel_error[5] * (1 + 1e-9)), claim(rel_error[5] * (1 - 1e-9))}, {dir});
-  CHECK(results[0].passed);
-  CHECK_FALSE(results[1].passed);  // read on rounds, round 10's lower value would pass it
+  REQUIRE(results[0].units.size() == 1);
+  CHECK(results[0].units[0].values[0] == rel_error[5]);
+  CHECK(results[0].units[0].holds);
+  CHECK_FALSE(results[1].units[0].holds);  // read on rounds, round 10's lower value would pass it
   CHECK(results[0].line.find("at exchanges 10") != std::string::npos);
+  // One seed decides nothing.
+  CHECK(results[0].verdict == Verdict::inconclusive);
+  CHECK(results[0].line.find(": inconclusive (") != std::string::npos);
   fs::remove_all(dir);
 }
 
-TEST_CASE("experiments: median claims need a tuning suite with three seeds when it chooses") {
-  Experiment e;
-  e.path = "e.yaml";
-  e.suite_path = "s.yaml";
-  e.select_metric = "rel_error";
-  e.report_seeds = {1, 2, 3, 4, 5};
-  const std::string path = "/tmp/fedbench-test-tuning.yaml";
-  const auto suite = [&](const std::string& seeds, const std::string& steps) {
-    std::ofstream(path) << "seeds: " << seeds << "\nrounds: 10\nproblems:\n  - name: two-client-game\n"
-                        << "solvers:\n  - name: gda\n    params: {step_size: " << steps << "}\n";
-    return load_suite(path);
+namespace {
+
+// An experiment on the two-client game in `dir`: a tuning suite over two steps on `seeds`, the
+// experiment file's extra lines in `lines` (select, report_seeds, quick, variants).
+Experiment seeded_experiment(const std::string& dir, const std::string& seeds, const std::string& lines) {
+  namespace fs = std::filesystem;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/grid.yaml") << "name: grid\nseeds: " << seeds << "\nrounds: 10\n"
+                                    << "problems:\n  - name: two-client-game\n"
+                                    << "solvers:\n  - name: gda\n    params: {step_size: [0.5, 0.25]}\n";
+  std::ofstream(dir + "/e.yaml") << "name: e\ntitle: t\nreference: r\nreproduces: r\nsuite: grid.yaml\n"
+                                 << "select: {metric: rel_error, at: \"rounds=10\"}\n" << lines
+                                 << "claims:\n  - text: c\n    below: {solver: gda, metric: rel_error, at: 5, value: 1}\n";
+  return load_experiment(dir + "/e.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("experiments: tuning seeds are at least three and never report, with or without --quick") {
+  const std::string dir = "/tmp/fedbench-test-seed-rules";
+  const auto refused = [&](const std::string& seeds, const std::string& lines, const std::string& why) {
+    CAPTURE(seeds);
+    CAPTURE(lines);
+    CHECK_THROWS_WITH_AS(validate_experiment(seeded_experiment(dir, seeds, lines)), doctest::Contains(why.c_str()), UserError);
   };
-  // One seed, two step sizes to choose from: refused, naming the fix.
-  CHECK_THROWS_WITH_AS(check_tuning_seeds(e, suite("[0]", "[0.5, 0.25]")),
-                       doctest::Contains("tunes on 1; give the suite at least 3 seeds"), UserError);
-  CHECK_THROWS_AS(check_tuning_seeds(e, suite("[0, 6]", "[0.5, 0.25]")), UserError);
-  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0, 6, 7]", "[0.5, 0.25]")));
-  // Nothing to choose (one configuration), or a single report seed: one tuning seed is fine.
-  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0]", "0.5")));
-  e.report_seeds = {1};
-  CHECK_NOTHROW(check_tuning_seeds(e, suite("[0]", "[0.5, 0.25]")));
+  // Valid: three tuning seeds, fresh report seeds, quick tuning on three other seeds.
+  CHECK_NOTHROW(validate_experiment(seeded_experiment(dir, "[0, 1, 2]",
+                                                      "report_seeds: range(10, 20)\nquick: {rounds: 5}\n")));
+  // Too few tuning seeds: full, or only under --quick.
+  refused("[0]", "report_seeds: [5]\n", "select tunes on 1 seed of " + dir + "/grid.yaml; give the tuning at least 3");
+  refused("[0, 1, 2]", "report_seeds: [5]\nquick: {rounds: 5, seeds: [0]}\n",
+          "select tunes on 1 seed of " + dir + "/grid.yaml (--quick: quick.seeds)");
+  // Report seeds that tune: full, quick, a variant's own seeds.
+  refused("[0, 1, 2]", "report_seeds: [2, 3]\n", "report_seeds share seeds [2] with the tuning seeds [0, 1, 2]");
+  refused("[0, 1, 2]", "report_seeds: [5]\nquick: {rounds: 5, report_seeds: [1]}\n",
+          "the quick report seeds share seeds [1] with the tuning seeds [0, 1, 2] (--quick: quick.seeds)");
+  refused("[0, 6, 7]",
+          "report_seeds: [1]\nvariants:\n  - name: more\n    explains: c\n    suite: grid.yaml\n"
+          "    seeds: range(6, 16)\n    claims:\n      - text: v\n        below: {solver: gda, metric: rel_error, at: 10, value: 1}\n",
+          "variant more's seeds share seeds [6, 7]");
+  // Winners need seeds to be rerun on.
+  refused("[0, 1, 2]", "", "select picks winners but the file has no report_seeds");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("experiments: equal: COUNTER names the paper's axis of a better claim on rounds") {
+  const std::string claim = "claims:\n  - text: A beats B\n    better: {solver: a, than: b, metric: m, at: 10, ";
+  CHECK(load_experiment(write_experiment(claim + "equal: samples}\n")).claims[0].equal == "samples");
+  CHECK_THROWS_WITH_AS(load_experiment(write_experiment(claim + "equal: seconds}\n")),
+                       doctest::Contains("claim equal 'seconds': use exchanges, bytes, bytes_up, samples"), UserError);
+  CHECK_THROWS_WITH_AS(load_experiment(write_experiment(claim + "equal: samples, axis: exchanges}\n")),
+                       doctest::Contains("a better claim on rounds only"), UserError);
+}
+
+TEST_CASE("experiments: a quick factor never loosens a claim") {
+  const std::string full = "claims:\n  - text: A beats B\n    better: {solver: a, than: b, metric: m, at: 10";
+  // factor 0.9 under --quick would let a reversed ordering pass.
+  CHECK_THROWS_WITH_AS(load_experiment(write_experiment(full + "}\n    quick: {at: 5, factor: 0.9}\n")),
+                       doctest::Contains("quick factor 0.9 loosens the claim"), UserError);
+  // A stricter one, or a quick run at the claim's own factor, is fine; so is a tie claim's own
+  // factor below 1 kept under --quick.
+  CHECK(load_experiment(write_experiment(full + ", factor: 1e6}\n    quick: {at: 5, factor: 1e3}\n"))
+            .quick_claims[0].factor == 1e3);
+  CHECK(load_experiment(write_experiment(full + ", factor: 0.5}\n    quick: {at: 5, factor: 0.5}\n"))
+            .quick_claims[0].factor == 0.5);
+  CHECK_THROWS_AS(load_experiment(write_experiment(full + ", factor: 0.5}\n    quick: {at: 5, factor: 0.4}\n")),
+                  UserError);
+}
+
+TEST_CASE("experiments: rounds of different cost are also compared at equal exchanges") {
+  // GDA talks to the clients once per round, FedGDA-GT twice: at round 10 GDA has spent 10
+  // exchanges and FedGDA-GT 20, so at equal communication FedGDA-GT is read at its round 5.
+  namespace fs = std::filesystem;
+  const std::string dir = "/tmp/fedbench-test-equal-exchanges";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/s.yaml") << "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
+                                 << "problems:\n  - name: two-client-game\n"
+                                 << "solvers:\n  - name: fedgda-gt\n  - name: gda\n    params: {step_size: 0.25}\n";
+  SuiteOptions options;
+  options.quiet = true;
+  options.jobs = 1;
+  SuiteOverrides into;
+  into.results_dir = dir + "/runs-dir";
+  run_suite(load_suite(dir + "/s.yaml", into), options);
+  Claim better;
+  better.text = "FedGDA-GT beats GDA";
+  better.kind = Claim::Kind::better;
+  better.solver = "fedgda-gt";
+  better.than = "gda";
+  better.metric = "rel_error";
+  better.at = 10;
+  Claim at_five;
+  at_five.text = "FedGDA-GT at round 5";
+  at_five.kind = Claim::Kind::below;
+  at_five.solver = "fedgda-gt";
+  at_five.metric = "rel_error";
+  at_five.at = 5;
+  at_five.value = 1;
+  const auto results = check_claims({better, at_five}, {dir + "/runs-dir"});
+  const ClaimResult& r = results[0];
+  REQUIRE(r.has_second);
+  CHECK(r.second.axis == "exchanges");
+  CHECK(r.second.budget == 10);
+  REQUIRE(r.second.medians.size() == 2);
+  CHECK(r.second.medians[0] == results[1].sides[0].median);  // FedGDA-GT's round 5
+  CHECK(r.second.medians[1] == r.sides[1].median);            // GDA's round 10 is its 10 exchanges
+  CHECK(r.second.medians[0] > r.sides[0].median);             // half the rounds: a larger error
+  CHECK(r.line.find("; at equal exchanges (10: fedgda-gt 20 by round 10, gda 10)") != std::string::npos);
+  // Full participation and full batches: the seed changes nothing, both verdicts are exact.
+  CHECK(r.evidence.seed_free);
+  CHECK(r.second.evidence.seed_free);
+  // Where the paper's sentence is about communication, `equal: exchanges` decides there and
+  // shows the per-round reading beside it.
+  Claim paper_axis = better;
+  paper_axis.equal = "exchanges";
+  const ClaimResult p = check_claims({paper_axis}, {dir + "/runs-dir"})[0];
+  CHECK(p.sides[0].median == r.second.medians[0]);
+  CHECK(p.sides[1].median == r.second.medians[1]);
+  REQUIRE(p.has_second);
+  CHECK(p.second.axis == "round");
+  CHECK(p.second.medians[0] == r.sides[0].median);
+  CHECK(p.line.find("(rel_error at equal exchanges (10: fedgda-gt 20 by round 10, gda 10), n = 2 seeds") !=
+        std::string::npos);
+  CHECK(p.line.find("; per round (round 10): ") != std::string::npos);
+  // A claim between methods whose rounds cost the same has no such second reading.
+  Claim same = better;
+  same.solver = "gda";
+  same.than = "gda";
+  CHECK_FALSE(check_claims({same}, {dir + "/runs-dir"})[0].has_second);
+  fs::remove_all(dir);
 }

@@ -1,7 +1,9 @@
 // The reproduce protocol on a tiny experiment whose numbers are known in closed form: GDA on the
 // two-client game with delta = 0 contracts ||z - z*||^2 by (1 - eta)^2 a round, so at round 10
 // rel_error is 0.25^10 = 9.54e-7 at eta = 0.5 and 0.5625^10 = 3.17e-3 at eta = 0.25. Selection
-// must pick 0.5, rerun it on the report seed, and the claims must read that run.
+// must pick 0.5, rerun it on the report seeds, and the claims must read those runs. The game is
+// deterministic (full participation, full gradients), so its five report seeds give the same
+// bits and the verdicts are exact.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -43,8 +45,8 @@ Experiment tiny_experiment(const fs::path& dir, const std::string& extra = "") {
                                    << "    params: {step_size: 0.25}\n";
   std::ofstream(dir / "tiny.yaml")
       << "name: tiny\ntitle: t\nreference: r\nreproduces: r\nsuite: grid.yaml\n"
-      << "select: {metric: rel_error, at: \"rounds=10\"}\nreport_seeds: [3]\n"
-      << "quick: {rounds: 5, seeds: [0]}\nfigure: {x: round, y: rel_error}\n"
+      << "select: {metric: rel_error, at: \"rounds=10\"}\nreport_seeds: [3, 4, 5, 6, 7]\n"
+      << "quick: {rounds: 5, seeds: [0, 1, 2], report_seeds: [3]}\nfigure: {x: round, y: rel_error}\n"
       << "claims:\n"
       << "  - text: the winner reaches its closed form\n"
       << "    within: {solver: gda, metric: rel_error, at: 10, value: 9.5e-7, high: 9.6e-7}\n"
@@ -63,7 +65,7 @@ Experiment tiny_experiment(const fs::path& dir, const std::string& extra = "") {
 
 }  // namespace
 
-TEST_CASE("reproduce: tuning, the winner on the report seed, claims, variants, claims.txt") {
+TEST_CASE("reproduce: tuning, the winner on the report seeds, claims, variants, claims.txt") {
   const fs::path dir = "/tmp/fedbench-test-reproduce";
   const Experiment e = tiny_experiment(dir);
   ReproduceOptions o;
@@ -83,20 +85,24 @@ TEST_CASE("reproduce: tuning, the winner on the report seed, claims, variants, c
 
   CHECK(drawn == 1);
   CHECK(run_files(dir / "out/tuning") == 6);  // 2 steps x 3 seeds
-  CHECK(run_files(dir / "out/report") == 1);  // the winner on seed 3
+  CHECK(run_files(dir / "out/report") == 5);  // the winner on seeds 3-7
   CHECK(read(dir / "out/winners-1.yaml").find("step_size: 0.5") != std::string::npos);
-  CHECK(read(dir / "out/winners-1.yaml").find("seeds: [3]") != std::string::npos);
+  CHECK(read(dir / "out/winners-1.yaml").find("seeds: [3, 4, 5, 6, 7]") != std::string::npos);
   REQUIRE(out.claims.size() == 2);
-  CHECK(out.claims[0].passed);
-  CHECK_FALSE(out.claims[1].passed);
-  CHECK(out.passed == 1);
-  CHECK(out.failed == 1);
+  CHECK(out.claims[0].verdict == Verdict::holds);
+  CHECK(out.claims[1].verdict == Verdict::contradicted);
+  CHECK(out.claims[0].evidence.seed_free);
+  CHECK(out.claims[0].evidence.n == 5);
+  CHECK(out.holds == 1);
+  CHECK(out.contradicted == 1);
+  CHECK(out.tuning_seeds == std::vector<std::uint64_t>{0, 1, 2});
+  CHECK(out.report_seeds == std::vector<std::uint64_t>{3, 4, 5, 6, 7});
   // The variant's claim holds on its own runs; its lines never change the verdict.
   CAPTURE(out.diagnosis);
   CHECK(out.diagnosis.find("variant slow, explaining \"an impossible floor\":\n  claim: the slower step is "
-                           "where its closed form is: passed") == 0);
-  CHECK(read(dir / "out/claims.txt") ==
-        out.claims[0].line + "\n" + out.claims[1].line + "\n" + out.diagnosis + "1 passed, 1 failed\n");
+                           "where its closed form is: holds") == 0);
+  CHECK(read(dir / "out/claims.txt") == out.claims[0].line + "\n" + out.claims[1].line + "\n" + out.diagnosis +
+                                            "1 holds, 1 contradicted, 0 inconclusive\n");
   CHECK(notes.size() == 3);  // tuning, selection, the variant
 
   // --quick: the quick budget and the claims' quick fields (0.25^5 at round 5); no draw asked.
@@ -105,8 +111,12 @@ TEST_CASE("reproduce: tuning, the winner on the report seed, claims, variants, c
   quick.draw = nullptr;
   quick.output = (dir / "quick").string();
   const auto q = reproduce(e, quick);
-  CHECK(q.claims[0].passed);
-  CHECK(run_files(dir / "quick/tuning") == 2);
+  // One quick report seed cannot show that the seed does not matter: not decided, and said so.
+  CHECK(q.claims[0].verdict == Verdict::inconclusive);
+  CHECK(q.claims[0].units.at(0).holds);
+  CHECK(q.claims[0].line.find("claim: the winner reaches its closed form: not decided at the quick budget (") == 0);
+  CHECK(q.tally() == "0 hold, 0 contradicted, 2 not decided at the quick budget");
+  CHECK(run_files(dir / "quick/tuning") == 6);  // 2 steps x 3 seeds
   fs::remove_all(dir);
 }
 
