@@ -78,6 +78,7 @@ void list(const std::vector<suite::ListedExperiment>& experiments) {
     std::printf("  substitutes: %s\n", e.substitutes.empty() ? "none" : e.substitutes.c_str());
     for (const auto& s : e.follows_code) std::printf("  follows the authors' code: %s\n", s.c_str());
     for (const auto& s : e.follows_paper) std::printf("  follows the paper's text: %s\n", s.c_str());
+    if (!e.effort.empty()) std::printf("  tuning effort: %s\n", e.effort.c_str());
     std::printf("  claims:      %zu; time on 2 cores: %s (--quick: %s)\n\n", e.claims.size(),
                 e.time.empty() ? "not measured" : e.time.c_str(),
                 e.quick_time.empty() ? "not measured" : e.quick_time.c_str());

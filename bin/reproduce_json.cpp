@@ -26,6 +26,7 @@ Json experiments_json(const std::vector<suite::ListedExperiment>& experiments) {
     entry["substitutes"] = e.substitutes;
     entry["follows_code"] = e.follows_code;
     entry["follows_paper"] = e.follows_paper;
+    entry["effort"] = e.effort.empty() ? Json(nullptr) : Json(e.effort);
     entry["claims"] = e.claims.size();
     entry["time"] = e.time.empty() ? Json(nullptr) : Json(e.time);
     entry["quick_time"] = e.quick_time.empty() ? Json(nullptr) : Json(e.quick_time);

@@ -6,7 +6,7 @@
 # (default README.md itself). `make catalogs`; tests/cli/catalogs.sh fails when the committed
 # ones differ.
 #
-#   bash scripts/catalogs.sh [FEDBENCH] [DIR] [README_OUT]
+#   [VERDICTS=DIR] bash scripts/catalogs.sh [FEDBENCH] [DIR] [README_OUT]   (VERDICTS: results/verdicts)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fedbench=${1:-$root/build/bin/fedbench}
@@ -17,7 +17,7 @@ cd "$root"
 "$fedbench" list solvers --markdown >"$dir/solvers.md"
 "$fedbench" list problems --markdown >"$dir/problems.md"
 FEDBENCH_EXPERIMENTS=$root/results/experiments "$fedbench" reproduce --list --markdown >"$dir/experiments.md"
-FEDBENCH_EXPERIMENTS=$root/results/experiments FEDBENCH_VERDICTS=$root/results/verdicts \
+FEDBENCH_EXPERIMENTS=$root/results/experiments FEDBENCH_VERDICTS=${VERDICTS:-$root/results/verdicts} \
   "$fedbench" reproduce --status --markdown >"$dir/verdicts.md"
 # The summary table, its links made relative to the README, replaces the README's own.
 summary=$(sed -n '/^<!-- verdicts-summary -->$/,/^<!-- \/verdicts-summary -->$/p' "$dir/verdicts.md" |

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kKeys = {"name", "title", "reference", "reproduces", "substitutes",
                                         "time", "suite", "select", "report_seeds", "quick",
                                         "figure", "claims", "out_of_scope", "baselines",
-                                        "statements", "variants", "follows_code", "follows_paper"};
+                                        "statements", "variants", "follows_code", "follows_paper", "effort"};
 const std::vector<std::string> kAxes = {"round", "exchanges", "bytes", "bytes_up", "samples"};
 
 std::string text_of(const YAML::Node& node, const std::string& file, const std::string& what) {
@@ -184,11 +184,18 @@ std::vector<Statement> read_statements(const YAML::Node& node, const std::string
     }
     out.push_back(std::move(st));
   }
-  for (const auto& c : claims)
+  for (const auto& c : claims) {
     if (!c.statement.empty() &&
         std::none_of(out.begin(), out.end(), [&](const Statement& st) { return st.id == c.statement; }))
       throw UserError(file + ": claim '" + c.text + "' names statement '" + c.statement +
                       "', which is not under statements");
+    // Coverage: every comparison the paper makes is tied to the sentence that makes it.
+    const bool compares = c.kind == Claim::Kind::better || c.kind == Claim::Kind::closer;
+    if (compares && !c.extra && c.statement.empty())
+      throw UserError(c.location + "claim '" + c.text + "' compares methods but names no statement; quote the " +
+                      "paper's sentence under statements and give its id (statement: ID), or mark a claim of " +
+                      "fedbench's own with origin: fedbench");
+  }
   return out;
 }
 
@@ -234,6 +241,7 @@ Experiment load_experiment(const std::string& path) {
   e.reproduces = text_of(root["reproduces"], path, "reproduces");
   e.substitutes = text_of(root["substitutes"], path, "substitutes");
   e.time = text_of(root["time"], path, "time");
+  e.effort = text_of(root["effort"], path, "effort");
   e.out_of_scope = text_of(root["out_of_scope"], path, "out_of_scope");
   for (const char* key : {"name", "title", "reference", "reproduces"})
     if (!root[key]) throw UserError(path + ": an experiment needs '" + key + "'");

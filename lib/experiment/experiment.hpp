@@ -11,6 +11,7 @@
 //   substitutes: none             # data or models replaced, and why
 //   follows_code: ["participation: S = 16/8 with drop-outs (paper text: 10/5), because ..."]
 //   follows_paper: ["Table 2's steps, not the released scripts' 'best' values, because ..."]
+//   effort: "..."                 # why the methods' tuning grids differ in size, if they do
 //                                 # every place where the authors' released code and the
 //                                 # paper's text differ, which one is followed and why
 //   time: 4 s                     # measured on 2 cores, full budget
@@ -129,6 +130,8 @@ struct Experiment {
   std::string path, name, title, reference, reproduces, substitutes, time, quick_time;
   //! Where the authors' code and the paper's text differ: the settings that follow each, and why.
   std::vector<std::string> follows_code, follows_paper;
+  //! Why the methods' tuning grids differ in size (empty: they must not).
+  std::string effort;
   std::string out_of_scope;              //!< non-empty: listed with this reason, never run
   std::string suite_path;                //!< resolved
   std::string baselines_path;            //!< resolved; empty: none
@@ -158,6 +161,10 @@ void validate_experiment(const Experiment& e);
 //! suites' problems record, one instance built per problem configuration (one that cannot be
 //! built here is left to its runs to report); UserError as validate_experiment.
 void check_recorded_metrics(const Experiment& e);
+
+//! The tuning effort per method: the most configurations (settings x participation) it is
+//! tuned over at one problem point of the tuning suite; empty without `select`.
+std::map<std::string, std::size_t> tuning_effort(const Experiment& e);
 
 //! One file of an experiments directory: read and validated, or the one-line reason why not.
 struct ListedExperiment {

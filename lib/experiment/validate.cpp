@@ -29,12 +29,18 @@ struct Scope {
   std::set<std::string> problems;
   std::map<std::string, std::pair<std::string, ParamMap>> points;  // key -> (problem, params)
   std::set<std::uint64_t> seeds;
+  //! (solver, problem point) -> the configurations tried there (settings and participation).
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> configurations;
 
   void add(const std::string& path, const SuiteOverrides& overrides) {
     files.push_back(path);
     for (const auto& run : load_suite(path, overrides).runs) {
       const RunRequest& r = run.request;
       seeds.insert(r.seed);
+      std::string point, config = r.participation.to_text();
+      for (const auto& [k, v] : r.problem_params) point += k + "=" + v + " ";
+      for (const auto& [k, v] : r.solver_params) config += " " + k + "=" + v;
+      configurations[{r.solver, point}].insert(config);
       auto& most = rounds[r.solver];
       most = std::max(most, r.budget.rounds);
       problems.insert(r.problem);
@@ -261,6 +267,32 @@ void check_seed_rules(const Experiment& e, const Scope& tuning, bool quick) {
 
 }  // namespace
 
+std::map<std::string, std::size_t> tuning_effort(const Experiment& e) {
+  std::map<std::string, std::size_t> out;
+  if (!e.out_of_scope.empty() || !e.select_metric) return out;
+  Scope tuning;
+  tuning.add(e.suite_path, {});
+  for (const auto& [key, configs] : tuning.configurations)
+    out[key.first] = std::max(out[key.first], configs.size());
+  return out;
+}
+
+namespace {
+
+// Every method tuned over as many configurations as every other, or the file says why not.
+void check_effort(const Experiment& e) {
+  const auto effort = tuning_effort(e);
+  std::set<std::size_t> sizes;
+  for (const auto& [solver, n] : effort) sizes.insert(n);
+  if (sizes.size() <= 1 || !e.effort.empty()) return;
+  std::vector<std::string> listed;
+  for (const auto& [solver, n] : effort) listed.push_back(solver + " " + std::to_string(n));
+  throw UserError(e.select_location + "select tunes the methods over grids of different sizes (" + join(listed, ", ") +
+                  " configurations); give every method the same number or say why under effort:");
+}
+
+}  // namespace
+
 void validate_experiment(const Experiment& e) {
   if (!e.out_of_scope.empty()) return;  // nothing runs
   const Scopes full = load_scopes(e, false);
@@ -270,6 +302,7 @@ void validate_experiment(const Experiment& e) {
   check_select(e, full.tuning);
   check_seed_rules(e, full.tuning, false);
   check_seed_rules(e, quick.tuning, true);
+  check_effort(e);
   for (const auto& m : figure_metrics(e)) check_metric_name(m, e.figure_location + "figure y: ");
 }
 

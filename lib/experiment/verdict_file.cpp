@@ -190,6 +190,10 @@ Json verdict_document(const Experiment& e, const ReproduceOutcome& outcome) {
   Json files = Json::object();
   for (const auto& [path, sha] : experiment_files(e)) files[path] = sha;
   const RunEnvironment env = current_environment(1, 1);
+  // Configurations each method was tuned over, and why they differ where they do.
+  Json effort = {{"configurations", Json::object()}};
+  for (const auto& [solver, n] : tuning_effort(e)) effort["configurations"][solver] = n;
+  if (!e.effort.empty()) effort["why_unequal"] = e.effort;
   return {{"format", kVerdictFormat},
           {"version", kVerdictFormatVersion},
           {"experiment", e.name},
@@ -199,6 +203,7 @@ Json verdict_document(const Experiment& e, const ReproduceOutcome& outcome) {
           {"paper_claims", tally(paper)},
           {"extra_claims", tally(extra)},
           {"seeds", {{"tuning", seeds_json(outcome.tuning_seeds)}, {"report", seeds_json(outcome.report_seeds)}}},
+          {"effort", effort},
           {"claims", claims},
           {"variants", variants},
           {"made_by",

@@ -15,7 +15,7 @@ export FEDBENCH_EXPERIMENTS=$scratch/results/experiments
 # bad CLAIM: an experiment zz-bad on zhang2024-fig7's suite whose one claim (line 8) is CLAIM.
 bad() {
   printf '%s\n' "name: zz-bad" "title: t" "reference: r" "reproduces: r" "suite: ../suites/zhang2024-fig7.yaml" \
-    "claims:" "  # the one claim" "  - text: bad" "    $1" >"$FEDBENCH_EXPERIMENTS/zz-bad.yaml"
+    "claims:" "  # the one claim" "  - text: bad" "    $1" "    origin: fedbench" >"$FEDBENCH_EXPERIMENTS/zz-bad.yaml"
 }
 # refused WHY CLAIM: reproduce zz-bad exits 2 with one line "FILE:8: claim 'bad': WHY" and
 # writes nothing.

@@ -92,10 +92,13 @@ suite: $PWD/results/suites/zhang2024-fig1a.yaml
 quick: {rounds: 60}
 claims:
   - text: "Local GDA is better than ProxSkip-GDA-FL"
+    origin: fedbench
     better: {solver: local-gda, than: proxskip-gda-fl, metric: rel_error, at: 60}
   - text: "Local EG ends closer to ProxSkip-GDA-FL than to Local GDA"
+    origin: fedbench
     closer: {solver: local-eg, to: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 60}
   - text: "ProxSkip-GDA-FL with the communication probability of the suite beats Local GDA"
+    origin: fedbench
     better: {solver: proxskip-gda-fl, than: local-gda, metric: rel_error, at: 60, where: {clients: 20}}
 YAML
 checks=$((checks + 1))
@@ -121,4 +124,39 @@ assert first["evidence"]["n"] == 10 and len(first["units"]) == 10 and not any(u[
 assert [s["label"] for s in first["sides"]] == ["local-gda", "proxskip-gda-fl"], first
 PY
 then echo "FAIL: reproduce --json (exit $rc)"; failures=$((failures + 1)); fi
+# Verdicts as data: --record keeps the full run's verdict document; --status says it is current,
+# and stale once what made it no longer matches (here a solver fingerprint edited in the file).
+mkdir -p "$scratch/verdicts"
+expect_fail 2 "fedbench: --record keeps full-budget verdicts only; drop --quick or --record" \
+  "$fedbench" reproduce zhang2024-fig7 --quick --record "$scratch/verdicts"
+expect_ok '^4 hold, 0 contradicted, 0 inconclusive$' "$fedbench" reproduce zhang2024-fig7 --no-figure -q \
+  -o "$scratch/fig7-full" --record "$scratch/verdicts"
+checks=$((checks + 1))
+if ! "$python" - "$scratch/verdicts/zhang2024-fig7.json" "$scratch/fig7-full/verdicts.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d == json.load(open(sys.argv[2])), "the recorded file differs from the run's own"
+assert d["format"] == "fedbench-verdicts" and d["experiment"] == "zhang2024-fig7" and not d["quick"], d
+assert d["paper_claims"] == {"holds": 4, "contradicted": 0, "inconclusive": 0}, d["paper_claims"]
+assert d["seeds"]["report"] == list(range(10)), d["seeds"]
+c = d["claims"][0]
+assert c["evidence"]["n"] == 10 and len(c["units"]) == 10 and all(len(u["values"]) == 2 for u in c["units"]), c
+code = d["made_by"]["code"]
+assert set(code["solvers"]) == {"proxskip-gda-fl", "local-gda", "local-eg"} and code["problems"].keys() == {"two-client-game"}, code
+assert d["made_by"]["files"].keys() == {"experiments/zhang2024-fig7.yaml", "suites/zhang2024-fig7.yaml"}, d["made_by"]["files"]
+PY
+then echo "FAIL: the recorded verdict document"; failures=$((failures + 1)); fi
+expect_ok '^zhang2024-fig7: paper.s claims 4 hold, 0 contradicted, 0 inconclusive; fedbench.s 0 hold, 0 contradicted, 0 inconclusive; recorded [0-9T:Z-]+; current$' \
+  env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
+expect_ok '^zhang2024-fig1a: no verdicts recorded' env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
+expect_ok '^\| zhang2024 \| \[`zhang2024-fig7`\]\(#zhang2024-fig7\) \| 4 / 0 / 0 \| none \| 10 \|$' \
+  env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status --markdown
+"$python" - "$scratch/verdicts/zhang2024-fig7.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["made_by"]["code"]["solvers"]["local-gda"] = "0123456789abcdef"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_ok '^zhang2024-fig7: .*; stale \(code: solver local-gda changed\)$' \
+  env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
 finish

@@ -44,7 +44,7 @@ class Scratch {
   std::string experiment(const std::string& claim, const std::string& extra = "") const {
     const fs::path path = dir_ / "experiments/e.yaml";
     std::ofstream(path) << "name: e\ntitle: t\nreference: r\nreproduces: r\nsuite: ../grid.yaml\n"
-                        << "baselines: ../base.yaml\nquick: {rounds: 5}\nclaims:\n  - text: c\n    " << claim << "\n"
+                        << "baselines: ../base.yaml\nquick: {rounds: 5}\nclaims:\n  - text: c\n    " << claim << "\n    origin: fedbench\n"
                         << extra;
     return path.string();
   }
@@ -119,10 +119,10 @@ TEST_CASE("experiment validation: a negative round or one past the budget is ref
   // The select criterion reads the tuning runs' full budget.
   CHECK_THROWS_WITH_AS(validate(s.experiment("below: {solver: gda, metric: rel_error, at: 5, value: 1}",
                                              "select: {metric: rel_error, at: \"rounds=50\"}\n")),
-                       doctest::Contains("e.yaml:11: select: at rounds=50 is past the 10 rounds"), UserError);
+                       doctest::Contains("e.yaml:12: select: at rounds=50 is past the 10 rounds"), UserError);
   CHECK_THROWS_WITH_AS(validate(s.experiment("below: {solver: gda, metric: rel_error, at: 5, value: 1}",
                                              "select: {metric: rel_error, at: \"round=5\"}\n")),
-                       doctest::Contains("e.yaml:11: select: at: --at 'round=5' is not one of"), UserError);
+                       doctest::Contains("e.yaml:12: select: at: --at 'round=5' is not one of"), UserError);
 }
 
 TEST_CASE("experiment validation: an inverted band is refused") {
@@ -145,7 +145,7 @@ TEST_CASE("experiment validation: a metric no run records is refused before the 
                        doctest::Contains("(did you mean 'rel_error'?)"), UserError);
   CHECK_THROWS_WITH_AS(validate(s.experiment("below: {solver: gda, metric: rel_error, at: 5, value: 1}",
                                              "figure: {y: \"rel_error,op_nrom\"}\n")),
-                       doctest::Contains("e.yaml:11: figure y: metric 'op_nrom'"), UserError);
+                       doctest::Contains("e.yaml:12: figure y: metric 'op_nrom'"), UserError);
   // Another problem's metric: refused once the suite's problem is built, before any run.
   const std::string path = s.experiment("below: {solver: gda, metric: test_accuracy, at: 5, value: 1}");
   CHECK_NOTHROW(validate(path));
@@ -199,7 +199,7 @@ TEST_CASE("experiment validation: a variant name that is no directory name is re
   const std::string variant = "variants:\n  - name: \"../up\"\n    explains: c\n    suite: ../var.yaml\n    claims:\n"
                               "      - text: v\n        " + claim + "\n";
   CHECK_THROWS_WITH_AS(load_experiment(s.experiment(claim, variant)),
-                       (s.dir().string() + "/experiments/e.yaml:12: variant name \"../up\" has '/'; use letters, "
+                       (s.dir().string() + "/experiments/e.yaml:13: variant name \"../up\" has '/'; use letters, "
                                            "digits, '-', '_', '.'").c_str(),
                        UserError);
 }

@@ -47,6 +47,18 @@ TEST_CASE("experiments: a statement's every compared method needs a claim or a r
   CHECK_THROWS_WITH_AS(load_experiment(write_experiment(
                            "claims:\n  - text: x\n    statement: nope\n    better: {solver: a, than: b, metric: m, at: 1}\n")),
                        doctest::Contains("names statement 'nope'"), UserError);
+  // A comparison of the paper's that names no statement is refused; one of fedbench's own is not.
+  const std::string unlinked = "claims:\n  - text: A beats B\n    better: {solver: a, than: b, metric: m, at: 1}\n";
+  CHECK_THROWS_WITH_AS(load_experiment(write_experiment(unlinked)),
+                       doctest::Contains("claim 'A beats B' compares methods but names no statement"), UserError);
+  CHECK(load_experiment(write_experiment("claims:\n  - text: A beats B\n    origin: fedbench\n"
+                                         "    better: {solver: a, than: b, metric: m, at: 1}\n"))
+            .claims[0]
+            .extra);
+  CHECK_THROWS_WITH_AS(load_experiment(write_experiment(std::string(kStatement) + "claims:\n" + claim_b + claim_c +
+                                                        "  - text: own\n    origin: fedbench\n    statement: s1\n"
+                                                        "    better: {solver: a, than: b, metric: m, at: 1}\n")),
+                       doctest::Contains("a claim of fedbench's own checks no statement of the paper"), UserError);
   // An unknown axis is refused with the valid ones.
   CHECK_THROWS_WITH_AS(load_experiment(write_experiment(
                            "claims:\n  - text: x\n    below: {solver: a, metric: m, at: 1, value: 1, axis: seconds}\n")),
@@ -155,7 +167,7 @@ TEST_CASE("experiments: tuning seeds are at least three and never report, with o
 }
 
 TEST_CASE("experiments: equal: COUNTER names the paper's axis of a better claim on rounds") {
-  const std::string claim = "claims:\n  - text: A beats B\n    better: {solver: a, than: b, metric: m, at: 10, ";
+  const std::string claim = "claims:\n  - text: A beats B\n    origin: fedbench\n    better: {solver: a, than: b, metric: m, at: 10, ";
   CHECK(load_experiment(write_experiment(claim + "equal: samples}\n")).claims[0].equal == "samples");
   CHECK_THROWS_WITH_AS(load_experiment(write_experiment(claim + "equal: seconds}\n")),
                        doctest::Contains("claim equal 'seconds': use exchanges, bytes, bytes_up, samples"), UserError);
@@ -163,8 +175,35 @@ TEST_CASE("experiments: equal: COUNTER names the paper's axis of a better claim 
                        doctest::Contains("a better claim on rounds only"), UserError);
 }
 
+TEST_CASE("experiments: every method is tuned over as many configurations, or the file says why") {
+  const std::string dir = "/tmp/fedbench-test-effort";
+  namespace fs = std::filesystem;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // GDA over two steps, FedGDA-GT over one: 2 against 1.
+  std::ofstream(dir + "/grid.yaml") << "name: grid\nseeds: [0, 1, 2]\nrounds: 10\nproblems:\n  - name: two-client-game\n"
+                                    << "solvers:\n  - name: gda\n    params: {step_size: [0.5, 0.25]}\n"
+                                    << "  - name: fedgda-gt\n";
+  const auto experiment = [&](const std::string& extra) {
+    std::ofstream(dir + "/e.yaml") << "name: e\ntitle: t\nreference: r\nreproduces: r\nsuite: grid.yaml\n" << extra
+                                   << "select: {metric: rel_error, at: \"rounds=10\"}\nreport_seeds: [5]\n"
+                                   << "claims:\n  - text: c\n    below: {solver: gda, metric: rel_error, at: 5, value: 1}\n";
+    return load_experiment(dir + "/e.yaml");
+  };
+  const Experiment unequal = experiment("");
+  CHECK(tuning_effort(unequal) == std::map<std::string, std::size_t>{{"fedgda-gt", 1}, {"gda", 2}});
+  CHECK_THROWS_WITH_AS(validate_experiment(unequal),
+                       doctest::Contains("select tunes the methods over grids of different sizes (fedgda-gt 1, gda 2 "
+                                         "configurations); give every method the same number or say why under effort:"),
+                       UserError);
+  const Experiment stated = experiment("effort: \"FedGDA-GT runs at its theory step\"\n");
+  CHECK(stated.effort == "FedGDA-GT runs at its theory step");
+  CHECK_NOTHROW(validate_experiment(stated));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("experiments: a quick factor never loosens a claim") {
-  const std::string full = "claims:\n  - text: A beats B\n    better: {solver: a, than: b, metric: m, at: 10";
+  const std::string full = "claims:\n  - text: A beats B\n    origin: fedbench\n    better: {solver: a, than: b, metric: m, at: 10";
   // factor 0.9 under --quick would let a reversed ordering pass.
   CHECK_THROWS_WITH_AS(load_experiment(write_experiment(full + "}\n    quick: {at: 5, factor: 0.9}\n")),
                        doctest::Contains("quick factor 0.9 loosens the claim"), UserError);

@@ -2,8 +2,8 @@
 // Bilevel, Minimax, and Compositional Optimization", ICML 2022; code github.com/ucr-optml/
 // FedNest). A baseline of Y. Zhang, R. Dhaipule, C. C. Tan, H. Ling, H. Gao, IJCAI 2025
 // (FedSVRBGD-FO), Section 5.1 (learning rate eps^2 = 0.01), and listed in Table 1 of F. Huang,
-// arXiv 2211.01122, 2022 (AdaFBiO). The loop below (FedInn, FedIHGP, FedOut) follows FedNest's
-// public code; the Neumann terms, hlr = 0.01 and the local steps are the code's values.
+// arXiv 2211.01122, 2022 (AdaFBiO). The loop below (FedInn, FedIHGP, FedOut) follows the
+// FedNest paper's algorithms; where its public code differs, the difference is said below.
 //
 // One outer iteration is one engine round of several exchanges (phases):
 //   FedInn, T_in times: (a) clients send q_i = grad_y g_i(x_k, y) on their whole lower data,
@@ -20,12 +20,18 @@
 // LFedNest (light = true): plain local SGD in FedInn (one exchange per inner round), each client
 // its own Neumann series and hypergradient h_i(x) = grad_x f_i(x, y_{k+1}) - frozen local
 // correction, plain local SGD on x, one average: T_in + 1 exchanges.
-// Resolved: FedNest's code's deterministic Neumann sum, with theta and Q from theory (1/L_g and
-// the condition number's count, neumann_hypergradient.hpp; the code's hlr = 0.01 and neumann = 5
-// give a hypergradient 0.2-6% of the exact one on a9a and ijcnn1; note the code's sum runs
-// j = 0..neumann, so its 5 is Q = 6 terms here), and its tau = 4 local steps, T_in = 1;
-// gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang et al. 2025, Section 5.1); the same client set in every exchange of a round (our choice);
-// q_i on the whole local lower data (`inner_batch = 0`).
+// Resolved: the paper's GLOBAL Neumann series above, deterministic (as the code's default
+// hvp_method = global_batch), with theta and Q from theory (1/L_g and the condition number's
+// count, neumann_hypergradient.hpp). The public code computes another sum: each client keeps a
+// running counter multiplied by powers of its OWN Hessian only, the server averages the growing
+// list of every partial sum so far (later terms weigh less), its sum runs j = 0..neumann (its 5 is
+// Q = 6 terms here), and its second-order products use all of a client's rows where this file
+// uses minibatches of `batch_size`; its hlr = 0.01 and neumann = 5 give a hypergradient 0.2-6% of
+// the exact one on a9a and ijcnn1. tau = 4 local steps is Zhang et al.'s p (the code's outer_tau
+// is 5), T_in = 1; gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang et al. 2025,
+// Section 5.1); the same client set in every exchange of a round (our choice); q_i on the whole
+// local lower data (`inner_batch = 0`). LFedNest's code recomputes each client's hypergradient at
+// every local step; here it is frozen per round (the correction above).
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
 
