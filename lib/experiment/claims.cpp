@@ -43,7 +43,9 @@ std::string percent(double coverage) {
 }
 
 // The unit a run belongs to: its seed, and the problem settings (and participation) the claim
-// leaves free, so that the two sides are paired run by run.
+// leaves free, so that the two sides are paired run by run. Participation pairs only where every
+// side ran the same several levels (a grid over it); a method that keeps its own participation
+// (the two-vector methods' half candidates) pairs by seed with the others.
 struct UnitKey {
   std::uint64_t seed = 0;
   std::string free;  // "delta=1e6" ...
@@ -285,12 +287,30 @@ std::string evidence_text(const ClaimResult& r, const Claim& c, const std::strin
   return out;
 }
 
+// The participations of a side's runs.
+std::set<std::string> participations(const std::vector<io::StoredRun>& runs, const std::string& solver,
+                                     const ParamMap& where) {
+  std::set<std::string> out;
+  for (const auto& r : runs)
+    if (r.text.at("solver") == solver && has_params(r, where)) out.insert(participation_of(r.text.at("config")));
+  return out;
+}
+
 ClaimResult check_one(const Claim& c, const std::vector<io::StoredRun>& runs, bool quick) {
   ClaimResult r;
   r.quick = quick;
   std::set<std::string> restricted;
   for (const ParamMap* w : {&c.where, &c.than_where, &c.to_where})
     for (const auto& [k, v] : *w) restricted.insert(k);
+  {
+    std::vector<std::set<std::string>> levels = {participations(runs, c.solver, c.where)};
+    if (c.kind == Claim::Kind::better || c.kind == Claim::Kind::closer)
+      levels.push_back(participations(runs, c.than, c.than_where));
+    if (c.kind == Claim::Kind::closer) levels.push_back(participations(runs, c.to, c.to_where));
+    const bool grid = levels[0].size() > 1 &&
+                      std::all_of(levels.begin(), levels.end(), [&](const auto& l) { return l == levels[0]; });
+    if (!grid) restricted.insert("participation");
+  }
   std::vector<Side> sides = {gather(runs, c.solver, c.where, restricted)};
   if (c.kind == Claim::Kind::better || c.kind == Claim::Kind::closer)
     sides.push_back(gather(runs, c.than, c.than_where, restricted));

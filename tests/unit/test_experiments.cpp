@@ -273,6 +273,27 @@ TEST_CASE("experiments: rounds of different cost are also compared at equal exch
   CHECK(p.line.find("(rel_error at equal exchanges (10: fedgda-gt 20 by round 10, gda 10), n = 2 seeds") !=
         std::string::npos);
   CHECK(p.line.find("; per round (round 10): ") != std::string::npos);
+  // A method that keeps its own participation pairs with the others by seed: here GDA on both
+  // clients recorded as uniform:2 against FedGDA-GT at full participation.
+  {
+    std::ofstream(dir + "/own.yaml") << "name: own\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
+                                     << "problems:\n  - name: two-client-game\n"
+                                     << "solvers:\n  - name: gda\n    participation: \"uniform:2\"\n"
+                                     << "    params: {step_size: 0.25}\n";
+    SuiteOverrides own;
+    own.results_dir = dir + "/own-dir";
+    run_suite(load_suite(dir + "/own.yaml", own), options);
+    SuiteOverrides fed;
+    fed.results_dir = dir + "/fed-dir";
+    fed.only_solvers = {"fedgda-gt"};
+    run_suite(load_suite(dir + "/s.yaml", fed), options);
+    const ClaimResult mixed = check_claims({better}, {dir + "/fed-dir", dir + "/own-dir"})[0];
+    CHECK(mixed.evidence.n == 2);
+    REQUIRE(mixed.units.size() == 2);
+    CHECK(mixed.units[0].label == "seed 0");
+    REQUIRE(mixed.sides.size() == 2);
+    CHECK(mixed.sides[1].median == r.sides[1].median);  // the same GDA iterates, recorded apart
+  }
   // A claim between methods whose rounds cost the same has no such second reading.
   Claim same = better;
   same.solver = "gda";
