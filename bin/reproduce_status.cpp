@@ -112,9 +112,11 @@ int print_verdict_markdown(const std::vector<suite::ListedExperiment>& experimen
     if (!r.document) continue;
     const Json& d = *r.document;
     const Json& made = d.at("made_by");
-    std::printf("\n## %s\n\n%s\n\nTuning seeds %s, report seeds %s. Recorded %s by fedbench %s on %s (%d cores).\n\n",
-                r.experiment->name.c_str(), markdown_cell(d.at("title").get<std::string>()).c_str(),
-                seeds_text(d.at("seeds").at("tuning")).c_str(), seeds_text(d.at("seeds").at("report")).c_str(),
+    const Json& tuning = d.at("seeds").at("tuning");
+    const std::string tuned = tuning.empty() ? "Nothing tuned (no selection)" : "Tuning seeds " + seeds_text(tuning);
+    std::printf("\n## %s\n\n%s\n\n%s, report seeds %s. Recorded %s by fedbench %s on %s (%d cores).\n\n",
+                r.experiment->name.c_str(), markdown_cell(d.at("title").get<std::string>()).c_str(), tuned.c_str(),
+                seeds_text(d.at("seeds").at("report")).c_str(),
                 made.at("date").get<std::string>().c_str(), made.at("fedbench").get<std::string>().c_str(),
                 markdown_cell(made.at("machine").at("cpu").get<std::string>()).c_str(),
                 made.at("machine").at("cores").get<int>());

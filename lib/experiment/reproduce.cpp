@@ -38,8 +38,10 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
     const Suite grid = load_suite(e.suite_path, tuning);
     std::set<std::uint64_t> used;
     for (const auto& run : grid.runs) used.insert(run.request.seed);
-    out.tuning_seeds.assign(used.begin(), used.end());
-    out.report_seeds = seeds.empty() ? out.tuning_seeds : seeds;
+    // Without `select` nothing is tuned: the suite's own runs (or its rerun on the report seeds)
+    // are the report.
+    if (e.select_metric) out.tuning_seeds.assign(used.begin(), used.end());
+    out.report_seeds = seeds.empty() ? std::vector<std::uint64_t>(used.begin(), used.end()) : seeds;
     run_suite(grid, o.suite);
   }
   if (e.select_metric) {

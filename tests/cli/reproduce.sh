@@ -138,7 +138,7 @@ d = json.load(open(sys.argv[1]))
 assert d == json.load(open(sys.argv[2])), "the recorded file differs from the run's own"
 assert d["format"] == "fedbench-verdicts" and d["experiment"] == "zhang2024-fig7" and not d["quick"], d
 assert d["paper_claims"] == {"holds": 4, "contradicted": 0, "inconclusive": 0}, d["paper_claims"]
-assert d["seeds"]["report"] == list(range(10)), d["seeds"]
+assert d["seeds"]["report"] == list(range(10)) and d["seeds"]["tuning"] == [], d["seeds"]
 c = d["claims"][0]
 assert c["evidence"]["n"] == 10 and len(c["units"]) == 10 and all(len(u["values"]) == 2 for u in c["units"]), c
 code = d["made_by"]["code"]
