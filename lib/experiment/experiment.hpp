@@ -20,7 +20,7 @@
 //   report_seeds: [1024]          # optional: rerun (the winners) on these seeds
 //   baselines: ../suites/x-baselines.yaml   # optional: fixed reference runs (e.g. a problem's
 //                                 # no-cleaning setting) run as they are on the report seeds
-//   quick: {rounds: 150, seeds: [1], time: 2 s}   # --quick: a reduced budget, the same claims
+//   quick: {rounds: 150, seeds: [0, 1, 2], time: 2 s}   # --quick: a reduced budget, the same claims
 //   figure: {x: round, y: rel_error, group: "solver,lambda"}   # group: one curve per value
 //           # y may list metrics ("test_accuracy,worst_class_accuracy": one row of panels
 //           # each); panel: KEY draws one column per value; scale: log (default) | linear
@@ -51,9 +51,11 @@
 //       seeds: [6, 7]           # optional: its own seeds (default: the report seeds)
 //       claims: [...]           # checked on the variant's runs together with the report runs
 //
-// A claim's value for a solver is the median over the report runs' seeds of the metric at the
-// last recorded row with round <= at (or exchanges, bytes up + down, or samples <= at with
-// `axis`); a run that did not end "ok" counts as the worst value.
+// A claim is checked seed by seed (claims.hpp, verdict.hpp): each side's metric at the last
+// recorded row with round <= at (or exchanges, bytes up + down, bytes up, or samples <= at with
+// `axis`; at the fewer of a counter either side spent by round `at` with `equal`) on every
+// report seed, a run that did not end "ok" counting as the worst value, and a sign-test interval
+// of the per-seed margin decides holds / contradicted / inconclusive.
 // `where: {param: value}` restricts a claim to runs whose problem (else solver) has those
 // parameters (`participation: "dropout:16:0.5"` to runs at that participation);
 // `than_where` / `to_where` restrict the other side (default: the same `where`; given, they
