@@ -415,6 +415,14 @@ def experiment_html(exp, figure_path):
             out.append(f"<p><b>{label}.</b></p><ul>" + "".join(f"<li>{H.esc(x)}</li>" for x in items) + "</ul>")
     claims = exp.get("claims") or []
     out.append(f'<h3>Claims: {H.esc(exp.get("tally", ""))}</h3>')
+    by_origin = {}
+    for c in claims:
+        by_origin.setdefault(c.get("origin", "paper"), []).append(c["verdict"])
+    counts = "; ".join(
+        f'{"the paper" if origin == "paper" else "fedbench own"}: '
+        + ", ".join(f'{v.count(w)} {w}' for w in ("holds", "contradicted", "inconclusive"))
+        for origin, v in sorted(by_origin.items(), key=lambda kv: kv[0] != "paper"))
+    out.append(f"<p class=meta>By origin: {H.esc(counts)}</p>")
     out.append("<p class=meta>Each claim is judged seed by seed: holds or contradicted when a confidence interval "
                "of the median per-seed margin lies wholly on one side of the claim's threshold, inconclusive "
                "when it straddles it or fewer than 5 seeds pair up. Open a claim for its per-seed numbers.</p>")
@@ -425,8 +433,8 @@ def experiment_html(exp, figure_path):
         if exp.get("quick"):
             word = "not decided at the quick budget" if word == "inconclusive" else word + " at the quick budget"
         rows.append([f'<span class="badge {badge.get(c["verdict"], "error")}">{H.esc(word)}</span>',
-                     H.esc(c["line"]) + claim_seeds_html(c)])
-    out.append(H.table(["verdict", "claim, with its evidence"], rows, raw={0, 1}))
+                     H.esc(c.get("origin", "paper")), H.esc(c["line"]) + claim_seeds_html(c)])
+    out.append(H.table(["verdict", "origin", "claim, with its evidence"], rows, raw={0, 2}))
     diagnosis = exp.get("diagnosis") or []
     if diagnosis:
         out.append("<h3>Diagnosis runs (variants; they never decide the verdict)</h3><ul>"

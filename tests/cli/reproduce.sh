@@ -69,6 +69,7 @@ assert reference in section, "reference missing"
 assert section.count('class="badge ok">holds at the quick budget') == claims, section.count('class="badge ok">holds')
 assert f"Claims: {claims} hold, 0 contradicted, 0 not decided at the quick budget" in section
 assert section.count("<details><summary>per seed (10)</summary>") == claims, "per-seed numbers missing"
+assert f"By origin: the paper: {claims} holds, 0 contradicted, 0 inconclusive" in section, "counts by origin missing"
 assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/]{1000,}', section), "no figure"
 assert text.index("</section>") < text.index('<h2 id="s1">'), "the experiment is not above the runs"
 PY
