@@ -174,7 +174,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
                 "each experiment's recorded verdicts (results/verdicts/NAME.json) and whether they are current "
                 "for this code or stale, and why");
   sub->add_flag("--markdown", o->markdown,
-                "with --list: one Markdown table (docs/catalog/experiments.md); with --status: docs/verdicts.md");
+                "with --list: one Markdown table (docs/catalog/experiments.md); with --status: docs/catalog/verdicts.md");
   sub->add_option("--record", o->record,
                   "also write the verdicts with their evidence, seeds and fingerprints to DIR/NAME.json "
                   "(make reproduce: results/verdicts); full budget only");
