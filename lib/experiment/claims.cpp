@@ -183,11 +183,11 @@ double margin_of(const Claim& c, const MarginRule& rule, const std::vector<doubl
   }
 }
 
-std::string needs(const MarginRule& m) {
-  switch (m.sense) {
-    case Sense::above: return "> " + fmt(m.low);
-    case Sense::below: return "< " + fmt(m.low);
-    case Sense::within: return "in [" + fmt(m.low) + ", " + fmt(m.high) + "]";
+std::string needs(Sense sense, double low, double high) {
+  switch (sense) {
+    case Sense::above: return "> " + fmt(low);
+    case Sense::below: return "< " + fmt(low);
+    case Sense::within: return "in [" + fmt(low) + ", " + fmt(high) + "]";
   }
   return "";
 }
@@ -273,7 +273,7 @@ std::string evidence_text(const ClaimResult& r, const Claim& c, const std::strin
     out += ", " + percent(e.interval.coverage) + " interval [" + fmt(e.interval.low) + ", " + fmt(e.interval.high) + "]";
   else if (e.n > 1)
     out += ", range [" + fmt(e.interval.low) + ", " + fmt(e.interval.high) + "]";
-  out += ", needs " + needs({r.margin_name, r.sense, r.low, r.high, false});
+  out += ", needs " + needs(r.sense, r.low, r.high);
   out += "; holds on " + std::to_string(e.holds_on) + "/" + std::to_string(e.n);
   if (!e.seed_free && e.holds_on < e.n && e.n > 1)
     out += "; worst " + r.units[e.worst].label + ": " + fmt(r.units[e.worst].margin);
@@ -298,7 +298,6 @@ std::set<std::string> participations(const std::vector<io::StoredRun>& runs, con
 
 ClaimResult check_one(const Claim& c, const std::vector<io::StoredRun>& runs, bool quick) {
   ClaimResult r;
-  r.quick = quick;
   std::set<std::string> restricted;
   for (const ParamMap* w : {&c.where, &c.than_where, &c.to_where})
     for (const auto& [k, v] : *w) restricted.insert(k);

@@ -30,7 +30,6 @@ struct ClaimUnit {
 
 struct ClaimResult {
   Verdict verdict = Verdict::inconclusive;
-  bool quick = false;       //!< checked on a --quick run: a verdict only at that budget
   std::string margin_name;  //!< what a unit's margin is ("ratio local-gda / proxskip-gda-fl", ...)
   Sense sense = Sense::above;
   double low = 0, high = 0;  //!< the threshold(s) the margin is judged against

@@ -267,21 +267,20 @@ void check_seed_rules(const Experiment& e, const Scope& tuning, bool quick) {
 
 }  // namespace
 
-std::map<std::string, std::size_t> tuning_effort(const Experiment& e) {
+namespace {
+
+// The most configurations each method is tuned over at one problem point of `tuning`.
+std::map<std::string, std::size_t> effort_of(const Scope& tuning) {
   std::map<std::string, std::size_t> out;
-  if (!e.out_of_scope.empty() || !e.select_metric) return out;
-  Scope tuning;
-  tuning.add(e.suite_path, {});
   for (const auto& [key, configs] : tuning.configurations)
     out[key.first] = std::max(out[key.first], configs.size());
   return out;
 }
 
-namespace {
-
 // Every method tuned over as many configurations as every other, or the file says why not.
-void check_effort(const Experiment& e) {
-  const auto effort = tuning_effort(e);
+void check_effort(const Experiment& e, const Scope& tuning) {
+  if (!e.select_metric) return;
+  const auto effort = effort_of(tuning);
   std::set<std::size_t> sizes;
   for (const auto& [solver, n] : effort) sizes.insert(n);
   if (sizes.size() <= 1 || !e.effort.empty()) return;
@@ -293,6 +292,13 @@ void check_effort(const Experiment& e) {
 
 }  // namespace
 
+std::map<std::string, std::size_t> tuning_effort(const Experiment& e) {
+  if (!e.out_of_scope.empty() || !e.select_metric) return {};
+  Scope tuning;
+  tuning.add(e.suite_path, {});
+  return effort_of(tuning);
+}
+
 void validate_experiment(const Experiment& e) {
   if (!e.out_of_scope.empty()) return;  // nothing runs
   const Scopes full = load_scopes(e, false);
@@ -302,7 +308,7 @@ void validate_experiment(const Experiment& e) {
   check_select(e, full.tuning);
   check_seed_rules(e, full.tuning, false);
   check_seed_rules(e, quick.tuning, true);
-  check_effort(e);
+  check_effort(e, full.tuning);
   for (const auto& m : figure_metrics(e)) check_metric_name(m, e.figure_location + "figure y: ");
 }
 

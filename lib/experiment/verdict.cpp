@@ -1,5 +1,7 @@
 #include "experiment/verdict.hpp"
 
+#include "results/score.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,9 +86,7 @@ Evidence judge(const std::vector<double>& margins, Sense sense, double low, doub
     e.holds_on += holds_on(m[u], sense, low, high);
     if (badness(m[u], sense, low, high) > badness(m[e.worst], sense, low, high)) e.worst = u;
   }
-  std::vector<double> sorted(m);
-  std::sort(sorted.begin(), sorted.end());
-  e.median = e.n % 2 ? sorted[e.n / 2] : 0.5 * (sorted[e.n / 2 - 1] + sorted[e.n / 2]);
+  e.median = median(m);
   e.seed_free = seed_free && e.n >= 2;
   if (e.seed_free) {
     // Every unit gave the same bits: the interval is the one margin, known exactly.
@@ -128,15 +128,10 @@ std::size_t count_collapsed(const std::vector<double>& values, Direction directi
   const bool log_scale = std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
   if (log_scale)
     for (auto& x : v) x = std::log10(x);
-  const auto median_of = [](std::vector<double> w) {
-    std::sort(w.begin(), w.end());
-    const std::size_t n = w.size();
-    return n % 2 ? w[n / 2] : 0.5 * (w[n / 2 - 1] + w[n / 2]);
-  };
-  const double med = median_of(v);
+  const double med = median(v);
   std::vector<double> deviation;
   for (double x : v) deviation.push_back(std::abs(x - med));
-  const double scale = 1.4826 * median_of(deviation);
+  const double scale = 1.4826 * median(std::move(deviation));
   if (scale == 0) return 0;  // most seeds agree exactly: no spread to measure an outlier by
   std::size_t out = 0;
   for (double x : v) out += (direction == Direction::max ? med - x : x - med) > 5 * scale;
