@@ -203,7 +203,8 @@ struct Paired {
 Paired pair_units(const std::vector<Side>& sides, const std::string& metric, const std::string& axis,
                   const std::vector<double>& budgets) {
   Paired p;
-  for (const auto& [key, runs] : sides[0].units) {
+  for (const auto& entry : sides[0].units) {
+    const UnitKey& key = entry.first;
     if (!std::all_of(sides.begin(), sides.end(), [&](const Side& s) { return s.units.count(key) > 0; })) continue;
     std::vector<double> values;
     for (std::size_t s = 0; s < sides.size(); ++s)
