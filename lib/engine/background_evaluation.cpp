@@ -11,16 +11,20 @@
 
 namespace fedbench {
 
-void evaluate_metrics(const Problem& problem, const Vec& model, std::span<double> out, MetricState* state) {
+void evaluate_metrics(const Problem& problem, const Vec& model, std::span<double> out, MetricState* state,
+                      const SolverDiagnostics* diagnostics) {
   if (model.allFinite()) {
-    problem.metrics(model, out, state);
+    const std::size_t own = diagnostics ? diagnostics->names.size() : 0;
+    problem.metrics(model, out.first(out.size() - own), state);
+    if (own > 0) diagnostics->evaluate(problem, model, out.last(own), state);
   } else {
     std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
   }
 }
 
-BackgroundEvaluator::BackgroundEvaluator(const Problem& problem, MetricState* state, std::size_t metric_count)
-    : problem_(problem), state_(state), metric_count_(metric_count), thread_([this] { work(); }) {}
+BackgroundEvaluator::BackgroundEvaluator(const Problem& problem, MetricState* state, std::size_t metric_count,
+                                         const SolverDiagnostics* diagnostics)
+    : problem_(problem), state_(state), metric_count_(metric_count), diagnostics_(diagnostics), thread_([this] { work(); }) {}
 
 BackgroundEvaluator::~BackgroundEvaluator() {
   {
@@ -65,7 +69,7 @@ void BackgroundEvaluator::work() {
     const auto start = std::chrono::steady_clock::now();
     try {
       const EvaluationThreads threads(pool.get());
-      evaluate_metrics(problem_, *job.model, result.metrics, state_);
+      evaluate_metrics(problem_, *job.model, result.metrics, state_, diagnostics_);
     } catch (...) {
       result.error = std::current_exception();
     }

@@ -21,14 +21,14 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "engine/solver_diagnostics.hpp"
 
 namespace fedbench {
 
-struct MetricState;
-class Problem;
-
 //! The metrics of `model` (NaN when it is not finite) on the current EvaluationThreads scope.
-void evaluate_metrics(const Problem& problem, const Vec& model, std::span<double> out, MetricState* state);
+//! `diagnostics` (may be null) fill the last of `out`, after the problem's metrics.
+void evaluate_metrics(const Problem& problem, const Vec& model, std::span<double> out, MetricState* state,
+                      const SolverDiagnostics* diagnostics);
 
 class BackgroundEvaluator {
  public:
@@ -41,7 +41,8 @@ class BackgroundEvaluator {
 
   //! Evaluations of `problem` with the run's metric state (used by this thread only until
   //! the queue is drained).
-  BackgroundEvaluator(const Problem& problem, MetricState* state, std::size_t metric_count);
+  BackgroundEvaluator(const Problem& problem, MetricState* state, std::size_t metric_count,
+                      const SolverDiagnostics* diagnostics);
   //! Waits for the evaluation in progress (it cannot be cut short) and drops the rest.
   ~BackgroundEvaluator();
   BackgroundEvaluator(const BackgroundEvaluator&) = delete;
@@ -64,6 +65,7 @@ class BackgroundEvaluator {
   const Problem& problem_;
   MetricState* const state_;
   const std::size_t metric_count_;
+  const SolverDiagnostics* const diagnostics_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> jobs_;

@@ -40,6 +40,7 @@ RunHeader make_header(const Problem& problem, const RunConfig& config, int threa
     h.constant_docs[name] = problem.constants().doc(c);
   }
   h.metric_names = problem.metric_names();
+  h.metric_names.insert(h.metric_names.end(), meta.diagnostics.names.begin(), meta.diagnostics.names.end());
   for (const auto& name : h.metric_names) {
     const auto info = metric_info(name);
     if (!info) throw InternalError("metric '" + name + "' is not listed in problem/metric_names.hpp");
@@ -90,9 +91,10 @@ RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<Orac
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
-                       EvaluationOverlap overlap)
-    : problem_(problem), config_(config), sink_(sink), pool_(pool), overlap_(overlap), names_(problem.metric_names()),
-      metric_state_(problem.make_metric_state()) {
+                       EvaluationOverlap overlap, const SolverDiagnostics* diagnostics)
+    : problem_(problem), config_(config), sink_(sink), pool_(pool), overlap_(overlap), diagnostics_(diagnostics),
+      names_(problem.metric_names()), metric_state_(problem.make_metric_state()) {
+  if (diagnostics_) names_.insert(names_.end(), diagnostics_->names.begin(), diagnostics_->names.end());
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
   };
@@ -123,7 +125,7 @@ bool RunMonitor::record(std::int64_t round, const Vec& model, const OracleCounts
   const auto start = std::chrono::steady_clock::now();
   {
     const EvaluationThreads threads(&pool_);
-    evaluate_metrics(problem_, model, row.metrics, metric_state_.get());
+    evaluate_metrics(problem_, model, row.metrics, metric_state_.get(), diagnostics_);
   }
   return accept(row, model, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
@@ -145,7 +147,7 @@ bool RunMonitor::record_due(const LoopState& state, bool now) {
     if (drain()) return true;  // rows are recorded in round order
     return record(state.round, state.model, state.oracle, state.comm, state.wall_time);
   }
-  if (!background_) background_ = std::make_unique<BackgroundEvaluator>(problem_, metric_state_.get(), names_.size());
+  if (!background_) background_ = std::make_unique<BackgroundEvaluator>(problem_, metric_state_.get(), names_.size(), diagnostics_);
   auto model = std::make_shared<const Vec>(state.model);
   deferred_.push_back(
       DeferredRow{make_row(state.round, state.oracle, state.comm, state.wall_time), model, state.ledger.per_client()});

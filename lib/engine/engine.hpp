@@ -53,8 +53,9 @@ struct DeferredRow {
 //! while the loop waits shares the run's threads; one deferred runs on threads of its own.
 class RunMonitor {
  public:
+  //! `diagnostics` (may be null; outlives the monitor): the solver's own metric columns.
   RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
-             EvaluationOverlap overlap = EvaluationOverlap::never);
+             EvaluationOverlap overlap = EvaluationOverlap::never, const SolverDiagnostics* diagnostics = nullptr);
   //! Records a row now (nothing may be deferred); returns true if the run must stop (sets
   //! reason and message).
   bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
@@ -91,6 +92,7 @@ class RunMonitor {
   TrajectorySink& sink_;
   ThreadPool& pool_;
   const EvaluationOverlap overlap_;
+  const SolverDiagnostics* const diagnostics_;
   std::vector<std::string> names_;
   std::size_t primary_ = 0;
   std::ptrdiff_t target_ = -1;
@@ -125,7 +127,8 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     const EvaluationThreads set_up_threads(&loop.pool());
     sink.begin(detail::make_header(problem, config, threads, meta));
   }
-  detail::RunMonitor monitor(problem, config, sink, loop.pool(), meta.overlap);
+  detail::RunMonitor monitor(problem, config, sink, loop.pool(), meta.overlap,
+                             meta.diagnostics.names.empty() ? nullptr : &meta.diagnostics);
   double wall = 0;
   std::int64_t completed = 0;
   try {

@@ -65,6 +65,11 @@ class SolverAdapter final : public SolverRunner {
                  TrajectorySink& sink, const RunMeta& meta) override {
     S solver{};
     solver.p = params_;
+    if constexpr (contract::declares_diagnostics<S>) {
+      RunMeta with_diagnostics = meta;
+      with_diagnostics.diagnostics = S::diagnostics(params_);
+      return run_rounds(solver, problem, config, threads, sink, with_diagnostics);
+    }
     return run_rounds(solver, problem, config, threads, sink, meta);
   }
   const typename S::Params& params() const { return params_; }

@@ -16,6 +16,7 @@
 #include "engine/context.hpp"
 #include "engine/message.hpp"
 #include "engine/run_config.hpp"
+#include "engine/solver_diagnostics.hpp"
 #include "problem/constant_names.hpp"
 #include "problem/problem.hpp"
 
@@ -106,6 +107,13 @@ concept resolve_ok = requires(typename S::Params& p, const SolverSetup& setup) {
 };
 
 template <class S>
+concept declares_diagnostics = requires { &S::diagnostics; };
+template <class S>
+concept diagnostics_ok = requires(const typename S::Params& p) {
+  { S::diagnostics(p) } -> std::same_as<SolverDiagnostics>;
+};
+
+template <class S>
 concept declares_problem_kind = requires { S::kProblemKind; };
 template <class S>
 concept problem_kind_ok = std::same_as<std::remove_cv_t<decltype(S::kProblemKind)>, ProblemKind>;
@@ -145,6 +153,9 @@ constexpr bool check_solver_contract() {
     if constexpr (declares_resolve<S>)
       static_assert(resolve_ok<S>, "solver hook resolve: expected "
                                    "`static void resolve(Params&, const SolverSetup&)`");
+    if constexpr (declares_diagnostics<S>)
+      static_assert(diagnostics_ok<S>, "solver hook diagnostics: expected "
+                                       "`static SolverDiagnostics diagnostics(const Params&)`");
   }
   static_assert(has_messages<S>, "solver: needs `struct Down` and `struct Up`, each with "
                                  "`auto fields() const { return std::tie(...); }`");

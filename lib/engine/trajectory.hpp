@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/provenance.hpp"
+#include "engine/solver_diagnostics.hpp"
 #include "problem/metric_names.hpp"
 #include "problem/minimax_problem.hpp"
 #include "problem/oracle_counts.hpp"
@@ -79,6 +80,8 @@ struct RunMeta {
   //! Rounds completed so far, stored after every round for a progress line to read (null: none).
   std::atomic<std::int64_t>* rounds_done = nullptr;
   EvaluationOverlap overlap = EvaluationOverlap::automatic;
+  //! The solver's own metric columns, after the problem's (none for most solvers).
+  SolverDiagnostics diagnostics;
 };
 
 struct RunHeader {

@@ -372,13 +372,10 @@ Vec BilevelProblem::solve_lower(const Vec& x, const Vec& y_start) const {
   return z.tail(dim_y());
 }
 
-Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) const {
-  Vec z(dim());
-  z.head(dim_x()) = x;
-  z.tail(dim_y()) = y_star;
+void BilevelProblem::global_upper_grads(const Vec& z, Vec& fy, Vec& fx) const {
   // grad_x f stays per client (no rows in it where clients are split): a split client's comes
   // with its first block's part, its other blocks add zeros.
-  const UpperGrads f = mean_over_clients(
+  UpperGrads f = mean_over_clients(
       num_clients(), UpperGrads{Vec(Vec::Zero(dim_y())), Vec(Vec::Zero(dim_x()))},
       [&](int i) { return upper_row_blocks(i); },
       [&](int i, UpperGrads& part) {
@@ -394,13 +391,47 @@ Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) co
         }
       },
       [&](int i, UpperGrads& sum) { sum.y /= static_cast<double>(num_upper_samples(i)); });
-  const Vec& fy = f.y;
-  const Vec& fx = f.x;
-  const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
-  if (warm) *warm = v;
+  fy = std::move(f.y);
+  fx = std::move(f.x);
+}
+
+Vec BilevelProblem::hypergradient_with(const Vec& z, const Vec& fx, const Vec& v) const {
   const Vec jv = sum_clients_in_order(num_clients(), Vec(Vec::Zero(dim_x())),
                                       [&](int i, Vec& part) { do_lower_jvp(i, {}, z, v, part); });
   return fx - jv / static_cast<double>(num_clients());
+}
+
+Vec BilevelProblem::hypergradient(const Vec& x, const Vec& y_star, Vec* warm) const {
+  Vec z(dim());
+  z.head(dim_x()) = x;
+  z.tail(dim_y()) = y_star;
+  Vec fy, fx;
+  global_upper_grads(z, fy, fx);
+  const Vec v = solve_lower_hessian(z, fy, 1e-13, warm);
+  if (warm) *warm = v;
+  return hypergradient_with(z, fx, v);
+}
+
+double BilevelProblem::neumann_ratio(const Vec& z, double theta, int terms, MetricState* state) const {
+  auto* warm = dynamic_cast<BilevelMetricState*>(state);
+  const Vec x = z.head(dim_x());
+  const Vec z_star = with_y(z, lower_solution(x, z.tail(dim_y()), state));
+  Vec fy, fx;
+  global_upper_grads(z_star, fy, fx);
+  // The metric row's solve of this same system starts CG at its answer: no iteration repeated.
+  const Vec exact = hypergradient_with(z_star, fx, solve_lower_hessian(z_star, fy, 1e-13,
+                                                                        warm ? &warm->hessian_solution : nullptr));
+  Vec term = fy, series = fy, h_term(dim_y());
+  for (int j = 1; j < terms; ++j) {
+    global_lower_hvp(z_star, term, h_term);
+    term -= theta * h_term;
+    series += term;
+  }
+  series *= theta;
+  const Vec truncated = hypergradient_with(z_star, fx, series);
+  const double norm2 = exact.squaredNorm();
+  if (norm2 == 0) return truncated.squaredNorm() == 0 ? 1.0 : std::numeric_limits<double>::quiet_NaN();
+  return truncated.dot(exact) / norm2;
 }
 
 std::vector<std::string> BilevelProblem::core_metric_names() const {

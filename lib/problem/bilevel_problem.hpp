@@ -74,6 +74,13 @@ class BilevelProblem : public Problem {
   //! grad F(x), given y_star = y*(x). `warm` (may be null or empty) starts the linear solve
   //! and receives its solution.
   Vec hypergradient(const Vec& x, const Vec& y_star, Vec* warm = nullptr) const;
+  //! How much of the exact hypergradient h* a truncated Neumann series keeps: <h_Q, h*> / ||h*||^2
+  //! at x (z's upper part) and y*(x), where h_Q replaces [grad^2_yy g]^-1 by
+  //! theta sum_{j<Q} (I - theta H)^j with H the averaged lower Hessian at (x, y*(x)): the
+  //! expectation of every Neumann estimator of the solvers here when their Hessian samples are
+  //! unbiased for H (1 when the truncation loses nothing; the shortfall is the series' bias).
+  //! `state` as for lower_solution (a metric row's y* and linear solve are reused).
+  double neumann_ratio(const Vec& z, double theta, int terms, MetricState* state = nullptr) const;
   //! [grad^2_yy g(x, y)]^-1 rhs: a factorisation of the Hessian when the problem offers one
   //! (factor_lower_hessian), else conjugate gradients to the given relative residual of the system
   //! (||rhs - H v|| <= tol ||rhs||) from `start` (zero when null).
@@ -170,6 +177,10 @@ class BilevelProblem : public Problem {
   void global_lower_hvp(const Vec& z, const Vec& v, Vec& out) const;
 
   Vec solve_lower(const Vec& x, const Vec& y_start) const;
+  //! grad_y f and grad_x f at z, means over the clients of the full local batches.
+  void global_upper_grads(const Vec& z, Vec& fy, Vec& fx) const;
+  //! grad_x f - grad^2_xy g v (the hypergradient's shape, for any v approximating H^-1 grad_y f).
+  Vec hypergradient_with(const Vec& z, const Vec& fx, const Vec& v) const;
   double lower_grad_norm(const Vec& x, const Vec& y) const;
 
   std::vector<Index> upper_samples_;

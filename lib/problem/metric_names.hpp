@@ -57,6 +57,10 @@ inline constexpr std::array kMetricTable{
                "F(x) = f(x, y*(x)), the upper-level loss at the exact lower solution", "nat"},
     MetricInfo{"hypergrad_norm", Direction::min, "||grad F(x)||, exact hypergradient norm", "1"},
     MetricInfo{"lower_gap", Direction::min, "g(x, y) - g(x, y*(x)), lower-level suboptimality", "nat"},
+    MetricInfo{"neumann_ratio", Direction::max,
+               "<h_Q, h*> / ||h*||^2 at y*(x): the share of the exact hypergradient h* that the solver's "
+               "truncated Neumann series (its theta and Q terms, on the averaged lower Hessian) keeps; "
+               "1 is no truncation bias", "1"},
     MetricInfo{"test_loss", Direction::min, "test loss of the model y*(x)", "nat"},
     MetricInfo{"model_test_accuracy", Direction::max, "test accuracy of the model's own y", "1"},
     MetricInfo{"corrupted_low_weight", Direction::max,

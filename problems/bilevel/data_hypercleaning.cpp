@@ -49,6 +49,7 @@
 #include "problem/problem_registry.hpp"
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
+#include "problems/common/gram_spectrum.hpp"
 #include "problems/common/instance_rows.hpp"
 #include "problems/common/softmax_rows.hpp"
 
@@ -240,16 +241,17 @@ class DataHypercleaning : public BilevelProblem {
 
   Constants compute_constants() const override {
     Constants k;
-    double row_norm_max = 0;
-    for (Index row = 0; row < X_.rows; ++row) {
-      double sq = 1;  // the bias feature
-      for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) sq += X_.val[e] * X_.val[e];
-      row_norm_max = std::max(row_norm_max, sq);
-    }
+    // g_i's loss Hessian is (1/m_i) sum_j sigma(x_j) (diag(pi_j) - pi_j pi_j^T) (x) a_j a_j^T with
+    // sigma <= 1 and lambda_max(diag(pi) - pi pi^T) <= 1/2: at most half the largest eigenvalue
+    // of the client's second-moment matrix of (a_j, 1), for every x and W.
+    double moment_max = 0;
+    for (const auto& client : train_)
+      moment_max = std::max(moment_max, largest_second_moment_eigenvalue(X_, client, true));
     k.set(Constant::mu_g, 2 * ridge_, "2 gamma_r: strong convexity of every g_i in W, for every x");
     k.set(Constant::mu_g_client_min, 2 * ridge_, "2 gamma_r: every client's g_i has the ridge's modulus");
-    k.set(Constant::lipschitz_g_client_max, row_norm_max / 2 + 2 * ridge_,
-          "bound on the smoothness of g_i in W: max_j ||(a_j, 1)||^2 / 2 (sigma <= 1) + 2 gamma_r");
+    k.set(Constant::lipschitz_g_client_max, moment_max / 2 + 2 * ridge_,
+          "bound on the smoothness of g_i in W: max_i lambda_max((1/m_i) sum_j (a_j, 1)(a_j, 1)^T) / 2 (power "
+          "iteration on each client's rows; sigma <= 1) + 2 gamma_r");
     set_row_constants(k, train_, validation_, test_X_.rows);  // training rows: corrupted, validation: clean
     k.set(Constant::corrupted_rows, static_cast<double>(std::count(corrupted_.begin(), corrupted_.end(), true)),
           "training rows whose label was changed");

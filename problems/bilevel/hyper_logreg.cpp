@@ -49,6 +49,7 @@
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
 #include "problems/common/exp_cache.hpp"
+#include "problems/common/gram_spectrum.hpp"
 #include "problems/common/softmax_rows.hpp"
 
 namespace fedbench::problems {
@@ -344,21 +345,21 @@ class HyperLogreg : public BilevelProblem {
 
   Constants compute_constants() const override {
     Constants k;
-    double row_norm_max = 0;
+    // The loss part of g_i's Hessian is (1/m_i) sum_j (diag(pi_j) - pi_j pi_j^T) (x) a_j a_j^T with
+    // lambda_max(diag(pi) - pi pi^T) <= 1/2 (softmax), pi(1 - pi) <= 1/4 (logistic): at most the
+    // curvature times lambda_max of the client's second-moment matrix, for every y (and equal to
+    // it at y = 0 for softmax over two classes, where pi = (1/2, 1/2)).
+    double moment_max = 0;
     for (const auto& client : data_.train)
-      for (Index row : client) {
-        double sq = 0;
-        for (std::int32_t e = data_.X.row_start[row]; e < data_.X.row_start[row + 1]; ++e) sq += data_.X.val[e] * data_.X.val[e];
-        row_norm_max = std::max(row_norm_max, sq);
-      }
-    // lambda_max(diag(pi) - pi pi^T) <= 1/2 (softmax), pi(1 - pi) <= 1/4 (logistic)
+      moment_max = std::max(moment_max, largest_second_moment_eigenvalue(data_.X, client, false));
     const double curvature = columns_ == 1 ? 0.25 : 0.5;
     const double reg_at_start = 2 * reg_scale_ * std::exp(x0_);
     k.set(Constant::mu_g, reg_at_start, "(2/(cd)) min_q exp(x_q) at the start x0: strong convexity of g in y (x-dependent)");
     k.set(Constant::mu_g_client_min, reg_at_start,
           "the same for every g_i: the regulariser is every client's (x-dependent, at the start x0)");
-    k.set(Constant::lipschitz_g_client_max, curvature * row_norm_max + reg_at_start,
-          "bound at the start x0 on the smoothness of g_i in y: max_j ||a_j||^2 / 2 (1/4 logistic) + (2/(cd)) exp(x0)");
+    k.set(Constant::lipschitz_g_client_max, curvature * moment_max + reg_at_start,
+          "bound at the start x0 on the smoothness of g_i in y: max_i lambda_max((1/m_i) sum_j a_j a_j^T) / 2 "
+          "(/4 logistic; power iteration on each client's rows) + (2/(cd)) exp(x0)");
     k.set(Constant::classes, static_cast<double>(classes_), "c of the data (the model has c columns, or 1 for logistic)");
     set_row_constants(k, data_.train, data_.validation, static_cast<Index>(data_.test_rows.size()));
     return k;

@@ -89,6 +89,8 @@ struct AdaFBiO {
     if (is_unset(p.eta_offset))
       p.eta_offset = std::max(std::pow(p.eta_k, 3) * s.problem.num_clients(), 8.0);
   }
+  static SolverDiagnostics diagnostics(const Params& p) { return neumann_diagnostics(p.theta, p.neumann_terms); }
+
   static void supports(const Params&, const SolverSetup& s) {
     // A synchronisation spans two rounds (its STORM step runs at the start of the next), so a
     // client that skipped a round would anchor at a stale iterate (Algorithm 1 runs all M

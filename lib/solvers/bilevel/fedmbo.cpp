@@ -45,6 +45,7 @@ struct FedMbo {
     if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
     if (is_unset(p.neumann_terms)) p.neumann_terms = theory_neumann_terms(s);
   }
+  static SolverDiagnostics diagnostics(const Params& p) { return neumann_diagnostics(p.theta, p.neumann_terms); }
 
   Params p;
   struct Down {

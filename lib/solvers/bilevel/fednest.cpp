@@ -62,6 +62,7 @@ struct FedNest {
     if (is_unset(p.theta)) p.theta = theory_neumann_step(s);
     if (is_unset(p.neumann_terms)) p.neumann_terms = theory_neumann_terms(s);
   }
+  static SolverDiagnostics diagnostics(const Params& p) { return neumann_diagnostics(p.theta, p.neumann_terms); }
 
   Params p;
   enum class Stage { inner_anchor, inner_local, neumann_start, neumann_term, outer_anchor, outer_local };

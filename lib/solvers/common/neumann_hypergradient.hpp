@@ -23,6 +23,8 @@
 #include "core/text.hpp"
 #include "engine/context.hpp"
 #include "engine/solver.hpp"
+#include "engine/solver_diagnostics.hpp"
+#include "problem/bilevel_problem.hpp"
 
 namespace fedbench::solvers {
 
@@ -53,6 +55,15 @@ inline int theory_neumann_terms(const SolverSetup& s) {
              format_real(kappa) + " over " + format_real(rounds) +
              " rounds); give -s neumann_terms=Q (and a theta) for this problem");
   return static_cast<int>(std::max(1.0, q));
+}
+
+//! The `neumann_ratio` column of a solver whose hypergradient uses a Neumann series with step
+//! theta and `terms` terms: the bias its truncation leaves, at every evaluation point.
+inline SolverDiagnostics neumann_diagnostics(double theta, int terms) {
+  return {{"neumann_ratio"}, [theta, terms](const Problem& problem, const Vec& model, std::span<double> out,
+                                            MetricState* state) {
+            out[0] = dynamic_cast<const BilevelProblem&>(problem).neumann_ratio(model, theta, terms, state);
+          }};
 }
 
 class NeumannHypergradient {
