@@ -20,18 +20,22 @@
 // LFedNest (light = true): plain local SGD in FedInn (one exchange per inner round), each client
 // its own Neumann series and hypergradient h_i(x) = grad_x f_i(x, y_{k+1}) - frozen local
 // correction, plain local SGD on x, one average: T_in + 1 exchanges.
-// Resolved: the paper's GLOBAL Neumann series above, deterministic (as the code's default
-// hvp_method = global_batch), with theta and Q from theory (1/L_g and the condition number's
-// count, neumann_hypergradient.hpp). The public code computes another sum: each client keeps a
-// running counter multiplied by powers of its OWN Hessian only, the server averages the growing
-// list of every partial sum so far (later terms weigh less), its sum runs j = 0..neumann (its 5 is
-// Q = 6 terms here), and its second-order products use all of a client's rows where this file
-// uses minibatches of `batch_size`; its hlr = 0.01 and neumann = 5 give a hypergradient 0.2-6% of
-// the exact one on a9a and ijcnn1. tau = 4 local steps is Zhang et al.'s p (the code's outer_tau
-// is 5), T_in = 1; gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang et al. 2025,
-// Section 5.1); the same client set in every exchange of a round (our choice); q_i on the whole
-// local lower data (`inner_batch = 0`). LFedNest's code recomputes each client's hypergradient at
-// every local step; here it is frozen per round (the correction above).
+// Resolved: the paper's GLOBAL Neumann series above by default (`series = global`),
+// deterministic (as the code's default hvp_method = global_batch), with theta and Q from theory
+// (1/L_g and the condition number's count, neumann_hypergradient.hpp). The public code
+// (core/ClientManage.py fedIHGP, core/Client.py hvp_iter) computes another sum, `series =
+// released-code`: client i's counter starts at p_0 and is multiplied by (I - theta H_i), its OWN
+// Hessian on all of its rows, at every exchange whatever p the server sends; it returns p +
+// counter; the server's next p is the mean of the growing list of every return so far (later
+// terms weigh less); the mixed product takes that p without the factor theta (the code passes it
+// to hyper_grad as is), and p_0, the products and the hypergradient use all of a client's rows.
+// Its neumann = N exchanges are Q = N + 1 here (its 5 is Q = 6). Its hlr = 0.01 and neumann = 5
+// keep 0.05-6% of the exact hypergradient on a9a and w8a (the neumann_ratio column of the global
+// series). tau = 4 local steps is Zhang et al.'s p (the code's outer_tau is 5), T_in = 1;
+// gamma_in = gamma_out = 0.01 (eps^2 with eps = 0.1, Zhang et al. 2025, Section 5.1); the same
+// client set in every exchange of a round (our choice); q_i on the whole local lower data
+// (`inner_batch = 0`). LFedNest's local hypergradient is frozen per round by default; the code
+// recomputes it at every local x step (`local_hypergradient = every-step`).
 #include "engine/solver.hpp"
 #include "solvers/common/neumann_hypergradient.hpp"
 
@@ -39,10 +43,16 @@ namespace fedbench::solvers {
 
 struct FedNest {
   static constexpr ProblemKind kProblemKind = ProblemKind::bilevel;
+  //! FedIHGP's sum: the paper's global series, or the one the released code computes.
+  enum class Series { global, released_code };
+  //! LFedNest's local hypergradient: frozen per round, or recomputed at every local step (code).
+  enum class LocalHypergradient { frozen, every_step };
   struct Params {
     int inner_rounds, local_steps, batch_size, inner_batch, neumann_terms;
     double gamma_in, gamma_out, theta;
     bool light;
+    Series series;
+    LocalHypergradient local_hypergradient;
   };
   static void declare(Schema<Params>& s) {
     s.integer("inner_rounds", &Params::inner_rounds, "1", {.ge = 1}, "T_in, FedInn rounds per outer iteration")
@@ -55,7 +65,13 @@ struct FedNest {
         .real("gamma_out", &Params::gamma_out, "0.01", {.gt = 0}, "gamma_out, upper-level local step")
         .real("theta", &Params::theta, kTheory, {.gt = 0},
               "theta (hlr in FedNest's code) <= 1/L_g, Neumann step; theory: 1/L_g", true)
-        .boolean("light", &Params::light, "false", "LFedNest: local Neumann series, plain local SGD");
+        .boolean("light", &Params::light, "false", "LFedNest: local Neumann series, plain local SGD")
+        .choice("series", &Params::series, "global", {{"global", Series::global}, {"released-code", Series::released_code}},
+                "global: p_j = mean (I - theta H_i) p_{j-1}, v = theta sum p_j; released-code: per-client powers of "
+                "its own full-data Hessian, the server's mean over every partial sum so far, v = that mean (no theta)")
+        .choice("local_hypergradient", &Params::local_hypergradient, "frozen",
+                {{"frozen", LocalHypergradient::frozen}, {"every-step", LocalHypergradient::every_step}},
+                "LFedNest: the local Neumann correction frozen per round, or recomputed at every local x step (code)");
     s.alias("step_size", {"gamma_in", "gamma_out"}, "the primary step: sets gamma_in and gamma_out");
   }
   static void resolve(Params& p, const SolverSetup& s) {
@@ -75,7 +91,7 @@ struct FedNest {
     auto fields() const { return std::tie(payload); }
   };
   struct Client {
-    Vec z, z_local, q, g, g_ref, correction, h_ref, hvp;
+    Vec z, z_local, q, g, g_ref, correction, h_ref, hvp, counter;
     NeumannHypergradient hg;
   };
 
@@ -92,6 +108,11 @@ struct FedNest {
     if (phase < p.neumann_terms) return Stage::neumann_term;
     return phase == p.neumann_terms ? Stage::outer_anchor : Stage::outer_local;
   }
+
+  bool released_code() const { return !p.light && p.series == Series::released_code; }
+  //! Rows of the series' products and of the hypergradient: the released code's use all of a
+  //! client's rows (its loaders run over the whole local data), the paper's minibatches.
+  int series_batch() const { return released_code() ? 0 : p.batch_size; }
 
   void init_client(ClientCtx&, Client& st) const {
     st.hg = NeumannHypergradient({p.neumann_terms, p.theta, false, p.batch_size, p.batch_size});
@@ -110,8 +131,11 @@ struct FedNest {
         break;
       case Stage::inner_anchor:
       case Stage::neumann_start: d.payload = s.model().tail(dy); break;                      // y
-      case Stage::neumann_term: d.payload = aggregate_; break;                               // p_{j-1}
-      case Stage::outer_anchor: d.payload = neumann_sum_ * p.theta; break;                   // v
+      case Stage::neumann_term: d.payload = released_code() ? code_p_ : aggregate_; break;   // p_{j-1}
+      case Stage::outer_anchor:                                                              // v
+        if (released_code()) d.payload = code_p_;
+        else d.payload = neumann_sum_ * p.theta;
+        break;
       case Stage::outer_local:  // LFedNest: y_{k+1}; FedNest: h
         if (p.light) d.payload = s.model().tail(dy);
         else d.payload = aggregate_.head(dx);
@@ -147,15 +171,19 @@ struct FedNest {
         break;
       }
       case Stage::neumann_start:
-        o.upper_grad_y(o.draw_upper(p.batch_size), st.z, up.payload);
+        o.upper_grad_y(o.draw_upper(series_batch()), st.z, up.payload);
         break;
       case Stage::neumann_term:
+        if (released_code()) {
+          released_code_term(c, st, d, up);
+          break;
+        }
         o.lower_hvp(o.draw_lower(p.batch_size), st.z, d.payload, st.hvp);
         up.payload = d.payload - p.theta * st.hvp;
         break;
       case Stage::outer_anchor: {
-        o.lower_jvp(o.draw_lower(p.batch_size), st.z, d.payload, st.correction);
-        o.upper_grad_x(o.draw_upper(p.batch_size), st.z, up.payload);
+        o.lower_jvp(o.draw_lower(series_batch()), st.z, d.payload, st.correction);
+        o.upper_grad_x(o.draw_upper(series_batch()), st.z, up.payload);
         up.payload -= st.correction;
         break;
       }
@@ -163,6 +191,17 @@ struct FedNest {
         outer_local_steps(c, st, d, up);
         break;
     }
+  }
+
+  //! One term of the released code's FedIHGP (its Client.hvp_iter): the client's counter starts
+  //! at the p_0 of its first call and is multiplied by its own Hessian on all of its rows at every
+  //! call, whatever p the server sends later; the client returns p + counter.
+  void released_code_term(ClientCtx& c, Client& st, const Down& d, Up& up) const {
+    auto& o = c.bilevel();
+    if (c.phase() == 2 * p.inner_rounds + 1) st.counter = d.payload;  // the round's first term
+    o.lower_hvp(o.draw_lower(0), st.z, st.counter, st.hvp);
+    st.counter -= p.theta * st.hvp;
+    up.payload = d.payload + st.counter;
   }
 
   //! FedOut's local steps on x at y_{k+1}, the second-order term frozen.
@@ -176,6 +215,11 @@ struct FedNest {
     }
     st.z_local = st.z;
     for (int k = 0; k < p.local_steps; ++k) {
+      if (p.light && k > 0 && p.local_hypergradient == LocalHypergradient::every_step) {
+        Stream coins = c.stream("neumann-k");  // a fresh series at the client's current x
+        st.hg.draw(o, coins);
+        st.hg.correction(o, st.z_local, st.correction);
+      }
       const auto xi = o.draw_upper(p.batch_size);
       o.upper_grad_x(xi, st.z_local, st.g);
       if (p.light) {
@@ -195,8 +239,20 @@ struct FedNest {
     switch (stage(s.phase())) {
       case Stage::inner_anchor: break;                                          // q
       case Stage::inner_local: s.model().tail(dy) = aggregate_; break;           // y
-      case Stage::neumann_start: neumann_sum_ = aggregate_; break;               // p_0
-      case Stage::neumann_term: neumann_sum_ += aggregate_; break;               // p_j
+      case Stage::neumann_start:                                                  // p_0
+        neumann_sum_ = aggregate_;
+        code_p_ = aggregate_;
+        code_terms_ = 0;
+        break;
+      case Stage::neumann_term:                                                   // p_j
+        if (released_code()) {  // the mean of the growing list of every client's partial sums
+          if (code_terms_ == 0) code_sum_.setZero(aggregate_.size());
+          code_sum_ += aggregate_;
+          code_p_ = code_sum_ / static_cast<double>(++code_terms_);
+        } else {
+          neumann_sum_ += aggregate_;
+        }
+        break;
       case Stage::outer_anchor: break;                                          // h
       case Stage::outer_local: s.model().head(dx) = aggregate_; break;           // x_{k+1}
     }
@@ -204,6 +260,8 @@ struct FedNest {
 
  private:
   Vec aggregate_, neumann_sum_;
+  Vec code_p_, code_sum_;  // the released code's p and the sum of its list's per-exchange means
+  int code_terms_ = 0;
 };
 
 FEDBENCH_REGISTER_SOLVER(FedNest, "fednest",
