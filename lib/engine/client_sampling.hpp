@@ -21,6 +21,11 @@ class ClientSampler {
   ClientSampler(const Participation& participation, int num_clients, std::uint64_t seed);
   //! The sampled ids for (round, phase); the span stays valid until the next call.
   std::span<const int> sample(std::int64_t round, int phase);
+  //! For a round that keeps its candidates across phases: phase 0's sample; in a later phase,
+  //! under drop-outs, the candidates of phase 0 with this phase's drop-out count and responders
+  //! drawn afresh among them (the code released with Xie et al.'s CD-MAGE); without drop-outs
+  //! every candidate responds, so the same set as phase 0.
+  std::span<const int> redraw_responders(std::int64_t round, int phase);
   //! The most ids one call can return: M, or m for uniform, iid and dropout sampling.
   int max_per_round() const;
 
@@ -31,6 +36,11 @@ class ClientSampler {
   std::vector<int> scratch_;   // the identity permutation between rounds (uniform mode)
   std::vector<int> swaps_;     // this round's swap partners, to undo them
   std::vector<int> selected_;  // reused output
+  std::vector<int> candidates_;  // the m candidates of the last draw, in the permutation's order
+
+  void draw_candidates(std::int64_t round, int phase);
+  //! How many of the m candidates respond in (round, phase): m, less the drop-outs.
+  int responders(std::int64_t round, int phase) const;
 };
 
 }  // namespace fedbench

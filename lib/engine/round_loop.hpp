@@ -115,10 +115,13 @@ class RoundLoop {
   void run_phase(std::int64_t r, int phase) {
     // Two-stage methods that talk to one client set per round (SAGDA, CD-MAGE's `same`) say
     // so with the same_clients_every_phase hook.
+    // CD-MAGE's `same-candidates` keeps the candidates and redraws who of them respond.
     int sample_phase = phase;
     if constexpr (contract::declares_same_clients<S>)
       if (solver_.same_clients_every_phase()) sample_phase = 0;
-    const auto sampled = sampler_.sample(r, sample_phase);
+    bool redraw = false;
+    if constexpr (contract::declares_same_candidates<S>) redraw = solver_.same_candidates_every_phase();
+    const auto sampled = redraw ? sampler_.redraw_responders(r, phase) : sampler_.sample(r, sample_phase);
     server_.enter(r, phase, sampled);
     if (sampled.empty()) return;  // nobody showed up: nothing is sent, nothing changes
     prefetch(sampled);

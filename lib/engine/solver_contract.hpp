@@ -93,6 +93,13 @@ concept same_clients_ok = requires(const S& s) {
 };
 
 template <class S>
+concept declares_same_candidates = requires { &S::same_candidates_every_phase; };
+template <class S>
+concept same_candidates_ok = requires(const S& s) {
+  { s.same_candidates_every_phase() } -> std::same_as<bool>;
+};
+
+template <class S>
 concept declares_supports = requires { &S::supports; };
 template <class S>
 concept supports_ok = requires(const typename S::Params& p, const SolverSetup& setup) {
@@ -177,6 +184,9 @@ constexpr bool check_solver_contract() {
   if constexpr (declares_same_clients<S>)
     static_assert(same_clients_ok<S>, "solver hook same_clients_every_phase: expected "
                                       "`bool same_clients_every_phase() const`");
+  if constexpr (declares_same_candidates<S>)
+    static_assert(same_candidates_ok<S>, "solver hook same_candidates_every_phase: expected "
+                                         "`bool same_candidates_every_phase() const`");
   if constexpr (declares_problem_kind<S>)
     static_assert(problem_kind_ok<S>, "solver hook kProblemKind: expected "
                                       "`static constexpr ProblemKind kProblemKind = ...;`");

@@ -140,3 +140,41 @@ TEST_CASE("sampling: dropout:m:r keeps m - floor(U r m) of uniform:m's candidate
     CHECK(std::vector<int>(a.begin(), a.end()) == std::vector<int>(b.begin(), b.end()));
   }
 }
+
+TEST_CASE("sampling: redrawn responders come from phase 0's candidates, afresh, as many as the phase's drop-outs leave") {
+  const std::uint64_t seed = 21;
+  ClientSampler s(Participation::parse("dropout:8:0.5"), 30, seed);
+  ClientSampler candidates(Participation::parse("uniform:8"), 30, seed);  // the same candidates' draw
+  // How often a candidate responds in phase B, given that it did or did not in phase A.
+  double in_a = 0, in_a_and_b = 0, out_a = 0, out_a_in_b = 0;
+  for (int r = 0; r < 2000; ++r) {
+    const auto a = s.sample(r, 0);
+    const std::vector<int> phase_a(a.begin(), a.end());
+    const auto redrawn0 = s.redraw_responders(r, 0);
+    CHECK(std::vector<int>(redrawn0.begin(), redrawn0.end()) == phase_a);  // phase 0 is the sample
+    const auto c = candidates.sample(r, 0);
+    const std::set<int> pool(c.begin(), c.end());
+    const std::size_t expected_size = s.sample(r, 1).size();  // phase 1's drop-out count
+    const auto b = s.redraw_responders(r, 1);
+    CHECK(b.size() == expected_size);
+    CHECK(std::is_sorted(b.begin(), b.end()));
+    for (int i : b) CHECK(pool.count(i) == 1);
+    for (int i : pool) {
+      const bool was_a = std::find(phase_a.begin(), phase_a.end(), i) != phase_a.end();
+      const bool is_b = std::find(b.begin(), b.end(), i) != b.end();
+      (was_a ? in_a : out_a) += 1;
+      (was_a ? in_a_and_b : out_a_in_b) += is_b;
+    }
+  }
+  // Drawn afresh: responding in B does not depend on having responded in A (a prefix of the
+  // same order, or phase A's set again, would make it certain or likely).
+  CHECK(in_a_and_b / in_a == doctest::Approx(out_a_in_b / out_a).epsilon(0.05));
+  // Without drop-outs every candidate responds in every phase: the phase-0 set.
+  ClientSampler u(Participation::parse("uniform:8"), 30, seed);
+  for (int r = 0; r < 50; ++r) {
+    const auto a = u.sample(r, 0);
+    const std::vector<int> phase_a(a.begin(), a.end());
+    const auto b = u.redraw_responders(r, 1);
+    CHECK(std::vector<int>(b.begin(), b.end()) == phase_a);
+  }
+}

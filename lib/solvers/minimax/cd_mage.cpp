@@ -18,9 +18,11 @@
 // alpha_t = min{1, c_alpha/(t+1)^(2 rho)}; rho = 0 gives the constant steps of CD-MAGE/CD-MA.
 // Resolved: Section 3 lets the phase-A and phase-B client sets be "potentially different" and
 // the analysis of Section 4 draws every client i.i.d. from D; phase-B clients are the phase-A
-// set (`phase2_clients = same`, as the authors' code does) or a fresh draw (`independent`, the
-// theory). Minibatches by random reshuffling (Section 4.3, Theorem 3) with a fresh iterator
-// every round; last iterate reported.
+// set (`phase2_clients = same`) or a fresh draw (`independent`, the theory). The authors' code
+// keeps phase A's candidates and, under its drop-outs (`dropout:M:R` participation), redraws
+// which of them respond in phase B: `same-candidates`, the default (without drop-outs it is
+// `same`). Minibatches by random reshuffling (Section 4.3, Theorem 3)
+// with a fresh iterator every round; last iterate reported.
 // Theory preset (c_eta, c_gamma = theory; Section 4.1, Theorem 1 through Lemma 5): gamma =
 // 1/(87 L_f K), eta = min{1/(36 L_f K), 1/(4 L_Phi K), mu^2 gamma/(21 L12^2)} with L_f the
 // largest client Lipschitz constant, L12 <= L_f, L_Phi = L_f (1 + L_f/mu) and mu the problem's
@@ -37,7 +39,7 @@ namespace fedbench::solvers {
 struct CdMage {
   struct Params {
     enum class Estimator { gradient, storm, none };
-    enum class Phase2Clients { same, independent };
+    enum class Phase2Clients { same, same_candidates, independent };
     Estimator estimator;
     Phase2Clients phase2_clients;
     int local_steps, batch_size;
@@ -47,9 +49,11 @@ struct CdMage {
     schema.choice("estimator", &Params::estimator, "gradient", {{"gradient", Params::Estimator::gradient}, {"storm", Params::Estimator::storm},
               {"none", Params::Estimator::none}},
              "global estimator: eq. (2) CD-MAGE, eq. (3) CD-MAGE+, none = CD-MA")
-        .choice("phase2_clients", &Params::phase2_clients, "same", {{"same", Params::Phase2Clients::same},
+        .choice("phase2_clients", &Params::phase2_clients, "same-candidates", {{"same", Params::Phase2Clients::same},
+                 {"same-candidates", Params::Phase2Clients::same_candidates},
                  {"independent", Params::Phase2Clients::independent}},
-                "phase B clients: the phase A set (authors' code) or a fresh draw (theory)")
+                "phase B clients: the phase A responders, the phase A candidates with drop-outs redrawn "
+                "(authors' code), or a fresh draw (theory)")
         .integer("local_steps", &Params::local_steps, "10", {.ge = 1}, "K, local steps per round")
         .integer("batch_size", &Params::batch_size, "10", {.ge = 0},
                  "B, reshuffled minibatch size (0 = the whole local data)")
@@ -90,6 +94,7 @@ struct CdMage {
   static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   bool same_clients_every_phase() const { return p.phase2_clients == Params::Phase2Clients::same; }
+  bool same_candidates_every_phase() const { return p.phase2_clients == Params::Phase2Clients::same_candidates; }
   int phases() const { return p.estimator == Params::Estimator::none ? 1 : 2; }
   bool update_phase(int phase) const { return p.estimator == Params::Estimator::none || phase == 1; }
 
