@@ -199,9 +199,12 @@ class DataHypercleaning : public BilevelProblem {
     const double* cached = s.empty() ? full_batch_probabilities(i, z) : nullptr;
     for_each_training(i, s, [&](Index row, Index xj) {
       // grad^2 CE[V] = ((diag(pi) - pi pi^T) V a~) a~^T (our derivation)
-      if (cached) sc.prob = Eigen::Map<const Vec>(cached + (xj - x_offset_[i]) * classes_, classes_);
-      else row_loss(X_, row, label(row), w_of(z), sc.prob);
-      logits(X_, row, v.data(), sc.direction);
+      if (cached) {
+        sc.prob = Eigen::Map<const Vec>(cached + (xj - x_offset_[i]) * classes_, classes_);
+        logits(X_, row, v.data(), sc.direction);
+      } else {
+        probabilities_and_logits(row, w_of(z), v.data(), sc.prob, sc.direction);
+      }
       const double mean = sc.prob.dot(sc.direction);
       sc.direction = (sc.prob.array() * (sc.direction.array() - mean)).matrix();
       add_outer(X_, row, weight(z, xj), sc.direction, out);
@@ -217,9 +220,8 @@ class DataHypercleaning : public BilevelProblem {
     const double n = batch(i, s);
     for_each_training(i, s, [&](Index row, Index xj) {
       // (grad^2_xy g_i V)_j = sigma'(x_j) (pi_j - e_bj)^T V a~_j / n (our derivation)
-      row_loss(X_, row, label(row), w, sc.prob);
+      probabilities_and_logits(row, w, v.data(), sc.prob, sc.direction);
       sc.prob(label(row)) -= 1.0;
-      logits(X_, row, v.data(), sc.direction);
       out(xj) += sigmoid_slope(z(xj)) * sc.prob.dot(sc.direction) / n;
     });
   }
@@ -337,9 +339,31 @@ class DataHypercleaning : public BilevelProblem {
 
   //! out = W a~ of a row (W given by its feature-major data).
   void logits(const datasets::CsrMatrix& X, Index row, const double* w, Vec& out) const {
-    out = Eigen::Map<const Vec>(w + d_ * classes_, classes_);  // bias
-    for (std::int32_t e = X.row_start[row]; e < X.row_start[row + 1]; ++e)
-      out += X.val[e] * Eigen::Map<const Vec>(w + Index{X.col[e]} * classes_, classes_);
+    out.resize(classes_);
+    if (classes_ == kTenClasses) {
+      ClassVec<kTenClasses> acc;
+      add_logits(X, row, w, acc);
+      out = acc;
+    } else {
+      Eigen::Map<Vec> acc(out.data(), classes_);
+      add_logits(X, row, w, acc);
+    }
+  }
+  //! The softmax probabilities of a training row at W (prob) and its logits at V (direction):
+  //! one pass over the row for both, the same bits as the two passes.
+  void probabilities_and_logits(Index row, const double* w, const double* v, Vec& prob, Vec& direction) const {
+    prob.resize(classes_);
+    direction.resize(classes_);
+    if (classes_ == kTenClasses) {
+      ClassVec<kTenClasses> at_w, at_v;
+      add_logit_pair(row, w, v, at_w, at_v);
+      prob = at_w;
+      direction = at_v;
+    } else {
+      Eigen::Map<Vec> at_w(prob.data(), classes_), at_v(direction.data(), classes_);
+      add_logit_pair(row, w, v, at_w, at_v);
+    }
+    softmax(prob.data(), classes_);
   }
   //! Softmax probabilities in prob; returns CE at class `cls`.
   double row_loss(const datasets::CsrMatrix& X, Index row, Index cls, const double* w, Vec& prob) const {
@@ -348,9 +372,52 @@ class DataHypercleaning : public BilevelProblem {
   }
   //! out += scale * a~ r^T (feature-major).
   void add_outer(const datasets::CsrMatrix& X, Index row, double scale, const Vec& r, Vec& out) const {
-    out.segment(d_ * classes_, classes_) += scale * r;
-    for (std::int32_t e = X.row_start[row]; e < X.row_start[row + 1]; ++e)
-      out.segment(Index{X.col[e]} * classes_, classes_) += (scale * X.val[e]) * r;
+    if (classes_ == kTenClasses) add_outer_of(X, row, scale, ClassVec<kTenClasses>(r), out.data());
+    else add_outer_of(X, row, scale, r, out.data());
+  }
+
+  // The row kernels take the class count at compile time where it is 10 (MNIST, Fashion-MNIST):
+  // the class loop unrolls into registers (a local accumulator, and local pointers, which the
+  // stores through `out` would otherwise force to be reloaded), with the same operations in the
+  // same order as the dynamic-size loop, so the same bits.
+  static constexpr int kTenClasses = 10;
+  template <int C>
+  using ClassVec = Eigen::Matrix<double, C, 1>;
+  //! acc = W a~ (acc: a fixed-size vector or a map of classes_ entries).
+  template <class Acc>
+  void add_logits(const datasets::CsrMatrix& X, Index row, const double* w, Acc& acc) const {
+    using Column = Eigen::Map<const ClassVec<Acc::RowsAtCompileTime>>;
+    const std::int32_t* col = X.col.data();
+    const double* val = X.val.data();
+    const std::int32_t end = X.row_start[row + 1];
+    acc = Column(w + d_ * classes_, classes_);  // bias
+    for (std::int32_t e = X.row_start[row]; e < end; ++e) acc += val[e] * Column(w + Index{col[e]} * classes_, classes_);
+  }
+  //! at_w = W a~ and at_v = V a~ in one pass.
+  template <class Acc>
+  void add_logit_pair(Index row, const double* w, const double* v, Acc& at_w, Acc& at_v) const {
+    using Column = Eigen::Map<const ClassVec<Acc::RowsAtCompileTime>>;
+    const std::int32_t* col = X_.col.data();
+    const double* val = X_.val.data();
+    const std::int32_t end = X_.row_start[row + 1];
+    at_w = Column(w + d_ * classes_, classes_);
+    at_v = Column(v + d_ * classes_, classes_);
+    for (std::int32_t e = X_.row_start[row]; e < end; ++e) {
+      const Index q = Index{col[e]} * classes_;
+      at_w += val[e] * Column(w + q, classes_);
+      at_v += val[e] * Column(v + q, classes_);
+    }
+  }
+  //! out += scale * a~ r^T (out: the feature-major data).
+  template <class R>
+  void add_outer_of(const datasets::CsrMatrix& X, Index row, double scale, const R& r, double* out) const {
+    using Column = Eigen::Map<ClassVec<R::RowsAtCompileTime>>;
+    const std::int32_t* col = X.col.data();
+    const double* val = X.val.data();
+    const std::int32_t end = X.row_start[row + 1];
+    Column(out + d_ * classes_, classes_) += scale * r;
+    for (std::int32_t e = X.row_start[row]; e < end; ++e)
+      Column(out + Index{col[e]} * classes_, classes_) += (scale * val[e]) * r;
   }
 
   double test_accuracy(const double* w, double* loss) const {

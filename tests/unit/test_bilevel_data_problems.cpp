@@ -34,6 +34,7 @@ const std::vector<Case> kCases{
     {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "3"}}},
     {"data-hypercleaning", {{"dataset", "satimage"}, {"rows", "120"}, {"clients", "2"}, {"partition", "shards:2"}}},
     {"data-hypercleaning", {{"dataset", "heart"}, {"rows", "100"}, {"clients", "2"}, {"weights", "clean"}}},
+    {"data-hypercleaning", {{"dataset", "pendigits"}, {"rows", "150"}, {"clients", "2"}}},  // 10 classes: fixed-size kernels
     {"hyper-representation", {{"dataset", "heart"}, {"hidden", "4"}, {"clients", "3"}}},
     {"hyper-representation", {{"dataset", "heart"}, {"hidden", "3"}, {"clients", "2"}, {"activation", "relu"}}},
     {"hyper-representation", {{"dataset", "satimage"}, {"rows", "150"}, {"hidden", "3"}, {"clients", "2"}}}};
