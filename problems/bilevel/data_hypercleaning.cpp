@@ -41,6 +41,8 @@
 // corrupted samples; our choice of metrics): 1 and 0 under the `clean` oracle.
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 
 #include "core/error.hpp"
 #include "core/random.hpp"
@@ -50,6 +52,7 @@
 #include "problems/common/client_rows.hpp"
 #include "problems/common/client_split.hpp"
 #include "problems/common/instance_rows.hpp"
+#include "problems/common/softmax_kronecker.hpp"
 #include "problems/common/softmax_rows.hpp"
 
 namespace fedbench::problems {
@@ -256,6 +259,69 @@ class DataHypercleaning : public BilevelProblem {
     k.set(Constant::corrupted_rows, static_cast<double>(std::count(corrupted_.begin(), corrupted_.end(), true)),
           "training rows whose label was changed");
     return k;
+  }
+
+  //! G (x) S + 2 gamma_r I (softmax_kronecker.hpp): conjugate gradients on the exact solves
+  //! take about 5x fewer Hessian products with it on MNIST (217 -> 37 for the hypergradient).
+  std::unique_ptr<LowerHessianFactor> lower_hessian_preconditioner(const Vec& z) const override {
+    return std::make_unique<KroneckerInverse>(features_->eigen(*this), mean_curvature(z), 2 * ridge_);
+  }
+  //! S: the training rows' diag(pi_j) - pi_j pi_j^T, weighted by their weight in g times
+  //! ||a~_j||^2 over the mean of ||a~_j||^2 (G's trace), in client and row order.
+  Mat mean_curvature(const Vec& z) const {
+    const Index c = classes_;
+    Mat curvature = Mat::Zero(c, c);
+    Vec diagonal = Vec::Zero(c);
+    double trace = 0;
+    for (int i = 0; i < num_clients(); ++i) {
+      const double* prob = full_batch_probabilities(i, z);
+      const double n = static_cast<double>(train_[i].size());
+      for (std::size_t j = 0; j < train_[i].size(); ++j, prob += c) {
+        const Eigen::Map<const Vec> pi(prob, c);
+        const double norm = row_square_norm(train_[i][j]) / n;
+        const double scale = weight(z, x_offset_[i] + static_cast<Index>(j)) * norm;
+        diagonal += scale * pi;
+        curvature.noalias() -= (scale * pi) * pi.transpose();
+        trace += norm;
+      }
+    }
+    curvature.diagonal() += diagonal;
+    return curvature / trace;
+  }
+  double row_square_norm(Index row) const {
+    double sq = 1;  // the bias feature
+    for (std::int32_t e = X_.row_start[row]; e < X_.row_start[row + 1]; ++e) sq += X_.val[e] * X_.val[e];
+    return sq;
+  }
+  //! G = mean over clients and their training rows of a~ a~^T (lower triangle), factored on
+  //! first use and shared by copies of the problem (the data's, whatever x and W).
+  class FeatureSecondMoment {
+   public:
+    std::shared_ptr<const SymmetricEigen> eigen(const DataHypercleaning& p) {
+      std::call_once(once_, [&] { eigen_ = std::make_shared<const SymmetricEigen>(SymmetricEigen::of(p.feature_gram())); });
+      return eigen_;
+    }
+
+   private:
+    std::once_flag once_;
+    std::shared_ptr<const SymmetricEigen> eigen_;
+  };
+  Mat feature_gram() const {
+    const Index bias = d_;
+    Mat gram = Mat::Zero(d_ + 1, d_ + 1);
+    for (int i = 0; i < num_clients(); ++i) {
+      const double scale = 1.0 / (static_cast<double>(train_[i].size()) * num_clients());
+      for (Index row : train_[i]) {
+        const std::int32_t begin = X_.row_start[row], end = X_.row_start[row + 1];
+        for (std::int32_t e = begin; e < end; ++e) {
+          const double a = scale * X_.val[e];
+          for (std::int32_t f = begin; f <= e; ++f) gram(X_.col[e], X_.col[f]) += a * X_.val[f];  // columns increase
+          gram(bias, X_.col[e]) += a;
+        }
+        gram(bias, bias) += scale;
+      }
+    }
+    return gram;
   }
 
   std::vector<std::string> solution_metric_names() const override {
@@ -482,6 +548,7 @@ class DataHypercleaning : public BilevelProblem {
   std::vector<Index> x_offset_;                // client i's weights: x(x_offset_[i] + j)
   std::vector<bool> corrupted_;                // per entry of x
   FullBatchCache<DataHypercleaning, std::vector<double>> hessian_cache_;
+  std::shared_ptr<FeatureSecondMoment> features_ = std::make_shared<FeatureSecondMoment>();
 };
 
 FEDBENCH_REGISTER_PROBLEM(DataHypercleaning, "data-hypercleaning",
