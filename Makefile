@@ -38,8 +38,8 @@ check: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'check|test'
 
-# SKIP_LONG=1 (CI) leaves out the entries labelled long: the two hyper-cleaning quick runs, about
-# 9 minutes each on 2 cores.
+# SKIP_LONG=1 (CI) leaves out the entries labelled long: the quick runs measured in minutes (the
+# two hyper-cleaning ones, 6 and about 15 minutes on 2 cores; zhang2025's a9a, w8a and fig2).
 test-heavy: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L full $(if $(SKIP_LONG),-LE long)
 	$(MAKE) test-clang

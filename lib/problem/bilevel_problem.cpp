@@ -252,8 +252,10 @@ std::unique_ptr<LowerHessianFactor> BilevelProblem::factor_lower_hessian(const V
 Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double relative_residual,
                                         const Vec* start) const {
   if (const auto factor = factor_lower_hessian(z)) return factor->solve(rhs);
-  // Conjugate gradients on the SPD Hessian of the averaged lower level. The stopping test is
-  // on the system's own residual, so a warm start changes the work, not the accuracy asked for.
+  // Conjugate gradients on the SPD Hessian of the averaged lower level, preconditioned where
+  // the problem offers an approximate inverse. The stopping test is on the system's own
+  // residual, so a warm start or a preconditioner changes the work, not the accuracy asked for.
+  const auto preconditioner = lower_hessian_preconditioner(z);
   const bool warm = start && start->size() == dim_y() && start->allFinite();
   Vec v = warm ? *start : Vec::Zero(dim_y()), Hp(dim_y());
   Vec r = rhs;
@@ -261,19 +263,27 @@ Vec BilevelProblem::solve_lower_hessian(const Vec& z, const Vec& rhs, double rel
     global_lower_hvp(z, v, Hp);
     r -= Hp;
   }
-  Vec p = r;
+  Vec p = preconditioner ? preconditioner->solve(r) : r;
   double rr = r.squaredNorm();
+  double rs = preconditioner ? r.dot(p) : rr;  // r^T M^-1 r (M = I without a preconditioner)
   const double stop = relative_residual * relative_residual * std::max(rhs.squaredNorm(), 1e-300);
   for (Index k = 0; k < 10 * dim_y() + 100 && rr > stop; ++k) {
     global_lower_hvp(z, p, Hp);
     const double pHp = p.dot(Hp);
     if (!(pHp > 0)) break;  // not SPD along p (numerically): keep what we have
-    const double a = rr / pHp;
+    const double a = rs / pHp;
     v += a * p;
     r -= a * Hp;
-    const double rr_next = r.squaredNorm();
-    p = r + (rr_next / rr) * p;
-    rr = rr_next;
+    rr = r.squaredNorm();
+    if (!preconditioner) {
+      p = r + (rr / rs) * p;
+      rs = rr;
+      continue;
+    }
+    const Vec s = preconditioner->solve(r);
+    const double rs_next = r.dot(s);
+    p = s + (rs_next / rs) * p;
+    rs = rs_next;
   }
   return v;
 }

@@ -15,8 +15,9 @@
 // or the rounding floor of double precision, whichever comes first;
 // the hypergradient by the implicit-function theorem
 //   grad F(x) = grad_x f(x, y*) - grad^2_xy g(x, y*) [grad^2_yy g(x, y*)]^-1 grad_y f(x, y*),
-// with the linear solve by conjugate gradients, or by a factor of the Hessian where the problem
-// offers one (factor_lower_hessian); metrics follow from them (our choice: the papers plot
+// with the linear solve by conjugate gradients (preconditioned where the problem offers an
+// approximate inverse: lower_hessian_preconditioner), or by a factor of the Hessian where the
+// problem offers one (factor_lower_hessian); metrics follow from them (our choice: the papers plot
 // losses and accuracies only).
 #pragma once
 #include <memory>
@@ -139,6 +140,13 @@ class BilevelProblem : public Problem {
   //! whose Hessian has structure that a dense factor would not use may factor it its own way
   //! (not bit-neutral either: solves agree to rounding).
   virtual std::unique_ptr<LowerHessianFactor> factor_lower_hessian(const Vec& z) const;
+  //! An approximate inverse of grad^2_yy g(z) (its solve applies it) that the conjugate-gradient
+  //! solves precondition with, where no factor is offered; null: plain conjugate gradients.
+  //! The solves stop on the same residual test, so it changes their work, not the accuracy
+  //! asked for; not bit-neutral (the iterates differ within that tolerance).
+  virtual std::unique_ptr<LowerHessianFactor> lower_hessian_preconditioner(const Vec& /*z*/) const {
+    return nullptr;
+  }
 
   // ---- row blocks of the exact metrics (optional). An evaluation's parts are its clients'
   // full batches, so a few large clients leave evaluation threads idle. A problem whose f_i
