@@ -103,8 +103,11 @@ int print_verdict_markdown(const std::vector<suite::ListedExperiment>& experimen
                                      std::to_string(t.at("contradicted").get<int>()) + " / " +
                                      std::to_string(t.at("inconclusive").get<int>());
     };
-    std::printf("| %s | [`%s`](#%s) | %s | %s | %zu |\n", paper_of(name).c_str(), name.c_str(),
-                name.c_str(), cell(d.at("paper_claims")).c_str(), cell(d.at("extra_claims")).c_str(),
+    // A file the code has moved past still shows its numbers, marked: they are not this code's.
+    const std::string why = suite::verdict_staleness(d, *r.experiment);
+    const std::string stale = why.empty() ? "" : " (stale: " + markdown_cell(why) + ")";
+    std::printf("| %s | [`%s`](#%s) | %s%s | %s | %zu |\n", paper_of(name).c_str(), name.c_str(),
+                name.c_str(), cell(d.at("paper_claims")).c_str(), stale.c_str(), cell(d.at("extra_claims")).c_str(),
                 d.at("seeds").at("report").size());
   }
   std::printf("<!-- /verdicts-summary -->\n");
@@ -120,6 +123,9 @@ int print_verdict_markdown(const std::vector<suite::ListedExperiment>& experimen
                 made.at("date").get<std::string>().c_str(), made.at("fedbench").get<std::string>().c_str(),
                 markdown_cell(made.at("machine").at("cpu").get<std::string>()).c_str(),
                 made.at("machine").at("cores").get<int>());
+    if (const std::string why = suite::verdict_staleness(d, *r.experiment); !why.empty())
+      std::printf("**Stale**: %s; rerun with `make reproduce ONLY=%s`.\n\n", markdown_cell(why).c_str(),
+                  r.experiment->name.c_str());
     std::printf("| verdict | origin | claim and evidence |\n|---|---|---|\n");
     for (const auto& c : d.at("claims"))
       std::printf("| %s | %s | %s |\n", c.at("verdict").get<std::string>().c_str(),

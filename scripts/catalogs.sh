@@ -30,4 +30,7 @@ SUMMARY=$summary awk '
   /^<!-- \/verdicts-summary -->$/ { skip = 0; next }
   !skip { print }' "$root/README.md" >"$readme_out.tmp"
 mv "$readme_out.tmp" "$readme_out"
-python3 "$root/scripts/results_table.py" "$verdicts" "$root/results/experiments" "$root/docs/results.md" "$results_out"
+status=$(mktemp)
+FEDBENCH_EXPERIMENTS=$root/results/experiments FEDBENCH_VERDICTS=$verdicts "$fedbench" reproduce --status >"$status"
+python3 "$root/scripts/results_table.py" "$verdicts" "$root/results/experiments" "$root/docs/results.md" "$results_out" "$status"
+rm -f "$status"

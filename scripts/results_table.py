@@ -8,7 +8,9 @@ then fedbench's own claims and the diagnosis runs (variants) counted. An experim
 verdict file gets a row that says so. scripts/catalogs.sh runs this; tests/cli/catalogs.sh fails
 when the committed page differs from what the files say.
 
-    python3 scripts/results_table.py VERDICTS_DIR EXPERIMENTS_DIR PAGE_IN PAGE_OUT
+    python3 scripts/results_table.py VERDICTS_DIR EXPERIMENTS_DIR PAGE_IN PAGE_OUT [STATUS]
+
+STATUS: the output of `fedbench reproduce --status`; a file it calls stale gets its row marked.
 """
 import glob
 import json
@@ -55,7 +57,20 @@ def tally(counts):
     return f"{counts['holds']} hold, {counts['contradicted']} contradicted, {counts['inconclusive']} inconclusive"
 
 
-def experiment_rows(verdicts_dir, experiments_dir):
+def staleness(status_path):
+    """NAME -> why, for the files `fedbench reproduce --status` calls stale."""
+    out = {}
+    if not status_path:
+        return out
+    with open(status_path) as f:
+        for line in f:
+            name, _, rest = line.partition(": ")
+            if rest.rstrip().endswith(")") and "; stale (" in rest:
+                out[name] = rest.rsplit("; stale (", 1)[1].rstrip()[:-1]
+    return out
+
+
+def experiment_rows(verdicts_dir, experiments_dir, stale):
     names = sorted(os.path.splitext(os.path.basename(p))[0]
                    for p in glob.glob(os.path.join(experiments_dir, "*.yaml")))
     rows = []
@@ -78,13 +93,15 @@ def experiment_rows(verdicts_dir, experiments_dir):
             held = sum(1 for v in variants for c in v.get("claims", []) if c.get("verdict") == "holds")
             total = sum(len(v.get("claims", [])) for v in variants)
             own_text += f"; diagnoses: {len(variants)} variant(s), {held} of {total} claims hold"
-        rows.append(f"| [`{name}`](catalog/verdicts.md#{name}) | {tally(doc['paper_claims'])}<br>{lines} | "
+        mark = f" (stale: {cell(stale[name])}; not this code's numbers)" if name in stale else ""
+        rows.append(f"| [`{name}`](catalog/verdicts.md#{name}) | {tally(doc['paper_claims'])}{mark}<br>{lines} | "
                     f"{own_text} | {len(report)} |")
     return rows
 
 
 def main():
     verdicts_dir, experiments_dir, page_in, page_out = sys.argv[1:5]
+    stale = staleness(sys.argv[5] if len(sys.argv) > 5 else None)
     with open(page_in) as f:
         page = f.read()
     if BEGIN not in page or END not in page:
@@ -92,7 +109,7 @@ def main():
     table = [BEGIN,
              "| experiment | the paper's claims: verdict, medians, paired interval, n | fedbench's own claims | report seeds |",
              "|---|---|---|---|"]
-    table += experiment_rows(verdicts_dir, experiments_dir)
+    table += experiment_rows(verdicts_dir, experiments_dir, stale)
     table.append(END)
     head, rest = page.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
