@@ -70,7 +70,7 @@ def staleness(status_path):
     return out
 
 
-def experiment_rows(verdicts_dir, experiments_dir, stale):
+def experiment_rows(verdicts_dir, experiments_dir, stale, page_dir):
     names = sorted(os.path.splitext(os.path.basename(p))[0]
                    for p in glob.glob(os.path.join(experiments_dir, "*.yaml")))
     rows = []
@@ -94,7 +94,9 @@ def experiment_rows(verdicts_dir, experiments_dir, stale):
             total = sum(len(v.get("claims", [])) for v in variants)
             own_text += f"; diagnoses: {len(variants)} variant(s), {held} of {total} claims hold"
         mark = f" (stale: {cell(stale[name])}; not this code's numbers)" if name in stale else ""
-        rows.append(f"| [`{name}`](catalog/verdicts.md#{name}) | {tally(doc['paper_claims'])}{mark}<br>{lines} | "
+        figure = f"img/experiments/{name}.png"
+        link = f" ([figure]({figure}))" if os.path.exists(os.path.join(page_dir, figure)) else ""
+        rows.append(f"| [`{name}`](catalog/verdicts.md#{name}){link} | {tally(doc['paper_claims'])}{mark}<br>{lines} | "
                     f"{own_text} | {len(report)} |")
     return rows
 
@@ -109,7 +111,7 @@ def main():
     table = [BEGIN,
              "| experiment | the paper's claims: verdict, medians, paired interval, n | fedbench's own claims | report seeds |",
              "|---|---|---|---|"]
-    table += experiment_rows(verdicts_dir, experiments_dir, stale)
+    table += experiment_rows(verdicts_dir, experiments_dir, stale, os.path.dirname(os.path.abspath(page_in)))
     table.append(END)
     head, rest = page.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
