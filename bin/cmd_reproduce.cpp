@@ -154,6 +154,30 @@ void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOu
   run_program(report, json);
 }
 
+// Every results directory that `fedbench reproduce` wrote beside `output` (and inside it):
+// experiments on the same suite file (zhang2025-fig1-a9a and -fig2) share their tuning runs, and
+// a variant that reruns a winner shares it with the report. A run is copied only when its
+// configuration and code are the same, so the bits are those a rerun would write.
+std::vector<std::string> sibling_results_dirs(const std::string& output) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  const fs::path root = fs::path(output).parent_path().empty() ? fs::path(".") : fs::path(output).parent_path();
+  std::vector<fs::path> experiments;
+  for (const auto& entry : fs::directory_iterator(root, ec))
+    if (entry.is_directory(ec)) experiments.push_back(entry.path());
+  std::sort(experiments.begin(), experiments.end());
+  for (const auto& dir : experiments) {
+    for (const char* part : {"tuning", "report"})
+      if (fs::is_directory(dir / part / "runs", ec)) dirs.push_back((dir / part).string());
+    std::vector<fs::path> variants;
+    for (const auto& entry : fs::directory_iterator(dir / "variants", ec))
+      if (fs::is_directory(entry.path() / "runs", ec)) variants.push_back(entry.path());
+    std::sort(variants.begin(), variants.end());
+    for (const auto& v : variants) dirs.push_back(v.string());
+  }
+  return dirs;
+}
+
 }  // namespace
 
 std::function<int()> add_reproduce(CLI::App& app) {
@@ -212,6 +236,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     options.suite.jobs = o->jobs;
     options.suite.quiet = o->quiet || o->json;
     options.suite.reuse_stale = o->reuse_stale;
+    options.suite.share_from = sibling_results_dirs(options.output);
     options.suite.command_line = command_line();
     if (!o->quiet && !o->json)
       options.note = [](const std::string& line) { std::printf("%s\n", line.c_str()); };

@@ -1,6 +1,7 @@
 // `fedbench run`: one run of a solver on a problem, validated before any work, optionally
 // written to HDF5.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -45,6 +46,7 @@ struct RunOptions {
   bool quiet = false;
   // suite mode
   std::string suite, results;
+  std::vector<std::string> share_runs;
   int jobs = 0;
   bool force = false;
   bool reuse_stale = false;
@@ -98,6 +100,12 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   options.overlap = overlap_mode(o.eval_overlap);
   options.force = o.force;
   options.reuse_stale = o.reuse_stale;
+  for (const auto& dir : o.share_runs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir + "/runs", ec))
+      throw UserError("--share-runs " + dir + ": not a results directory (no runs/ in it); name one a suite wrote");
+  }
+  options.share_from = o.share_runs;
   options.quiet = o.quiet;
   options.command_line = command_line();
   const suite::SuiteTotals t = suite::run_suite(s, options);
@@ -109,7 +117,9 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
                 "%lld failed; results in %s\n",
                 s.name.c_str(), t.total, t.finished,
                 t.stale_rerun ? (" (" + std::to_string(t.stale_rerun) + " of them stale before)").c_str() : "",
-                t.cached, t.stale_kept ? (" (" + std::to_string(t.stale_kept) + " stale, kept)").c_str() : "",
+                t.cached,
+                t.shared ? (" (" + std::to_string(t.shared) + " copied from --share-runs)").c_str()
+                : t.stale_kept ? (" (" + std::to_string(t.stale_kept) + " stale, kept)").c_str() : "",
                 t.diverged, t.failed, s.results_dir.c_str());
   return t.failed > 0 ? 1 : 0;
 }
@@ -135,6 +145,10 @@ std::function<int()> add_run(CLI::App& app) {
                 "suite: keep finished runs made by other code or from other data instead of rerunning "
                 "them (the manifest marks them stale)");
   sub->add_option("--results", o->results, "suite: results directory (default from the file)");
+  sub->add_option("--share-runs", o->share_runs,
+                  "suite: another results directory; a run it finished with the same configuration and this "
+                  "code is copied instead of run again (repeatable)")
+      ->allow_extra_args(false);
   sub->add_option("-p,--problem-param", o->problem_params, "problem parameter key=value")
       ->allow_extra_args(false);
   sub->add_option("-s,--solver-param", o->solver_params, "solver parameter key=value")
@@ -176,7 +190,7 @@ std::function<int()> add_run(CLI::App& app) {
     if (!o->suite.empty()) return run_suite_file(*o, *sub);
     if (o->problems.size() != 1 || o->solvers.size() != 1)
       throw UserError("run needs one --problem NAME and one --solver NAME, or a suite file");
-    for (const char* opt : {"--jobs", "--force", "--reuse-stale", "--results"})
+    for (const char* opt : {"--jobs", "--force", "--reuse-stale", "--results", "--share-runs"})
       if (sub->count(opt)) throw UserError(std::string(opt) + " applies to suite files only");
     RunRequest req;
     req.problem = o->problems.front();

@@ -127,6 +127,20 @@ std::string ResultsStore::set_aside(const SuiteRun& run) const {
   return why;
 }
 
+bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
+  std::error_code ec;
+  if (fs::equivalent(donor.dir_, dir_, ec) || donor.state(run) != RunState::done) return false;
+  // The id is a hash of the identity text: compare the text itself as well.
+  const std::string from = donor.run_file(run.id);
+  if (!run.identity_text.empty() && io::screen_run_file(from).identity != run.identity_text) return false;
+  // Copied under a name no reader takes for a run, then renamed: a crash leaves no half run.
+  const std::string to = run_file(run.id), temporary = to + ".adopting";
+  fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw WriteError("cannot copy " + from + " to " + temporary + ": " + ec.message());
+  io::durable_rename(temporary, to);
+  return true;
+}
+
 // A directory the file system refuses to make (read-only, no permission, full, over quota) is a
 // refused write (exit 1); one that cannot be made because a file is in the way is bad input.
 void ResultsStore::ensure_exists() const {

@@ -32,6 +32,10 @@ class ResultsStore {
   //! Moves a corrupt run file to runs/<id>.h5.corrupt (kept for inspection); returns why it
   //! was corrupt.
   std::string set_aside(const SuiteRun& run) const;
+  //! Copies `donor`'s run file of `run` here when it is done there (the same identity, this
+  //! build's code, the data as it is now): the run a rerun would write, bit for bit, without
+  //! running it. False when the donor has no such run (or is this directory).
+  bool adopt(const ResultsStore& donor, const SuiteRun& run) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
   //! Every finished run file under dir/runs (runs/<id>.h5 for a run id), sorted by id.

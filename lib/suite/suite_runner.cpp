@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -155,7 +156,21 @@ struct WorkPlan {
   long long cached = 0;      // of this rank's runs: finished already
   long long stale = 0;       // of this rank's runs: finished by other code or from other data
   std::string stale_reason;  // the first one's
+  long long shared = 0;      // of the cached: copied from another results directory
+  std::set<std::string> shared_from;
 };
+
+// Copies the run from the first results directory of `donors` that finished it; false if none did.
+bool adopt_from(const ResultsStore& store, const std::vector<ResultsStore>& donors, const SuiteRun& run,
+                WorkPlan& plan) {
+  for (const auto& donor : donors)
+    if (store.adopt(donor, run)) {
+      ++plan.shared;
+      plan.shared_from.insert(donor.dir());
+      return true;
+    }
+  return false;
+}
 
 // The runs this rank will run (not finished yet, or all with --force). The runs are dealt
 // round-robin over the ranks from the whole suite in estimated-cost order (each rank gets a
@@ -169,14 +184,23 @@ WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOpt
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return suite.runs[a].cost > suite.runs[b].cost;  // longest first
   });
+  std::vector<ResultsStore> donors;
+  if (!options.force)
+    for (const auto& dir : options.share_from) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(dir + "/runs", ec)) donors.emplace_back(dir);
+    }
   WorkPlan plan;
   for (std::size_t k = static_cast<std::size_t>(mpi.rank()); k < order.size();
        k += static_cast<std::size_t>(mpi.size())) {
     const std::size_t i = order[k];
     std::string why;
     const RunState state = options.force ? RunState::fresh : store.state(suite.runs[i], &why);
-    if (state == RunState::stale && plan.stale++ == 0) plan.stale_reason = why;
-    if (kept(state, options)) {
+    // A partial run resumes and a corrupt one is set aside and rerun, as without donors.
+    const bool shareable = state == RunState::fresh || (state == RunState::stale && !options.reuse_stale);
+    const bool adopted = shareable && adopt_from(store, donors, suite.runs[i], plan);
+    if (state == RunState::stale && !adopted && plan.stale++ == 0) plan.stale_reason = why;
+    if (adopted || kept(state, options)) {
       ++plan.cached;
       RunClaim::remove_stale(store.dir(), suite.runs[i].id);
     } else {
@@ -216,6 +240,13 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
 
   const WorkPlan plan = plan_work(suite, store, options, mpi);
   const long long stale = mpi.sum(plan.stale), cached = mpi.sum(plan.cached);  // over all ranks
+  const long long shared = mpi.sum(plan.shared);
+  if (plan.shared > 0 && !options.quiet) {
+    std::string from;
+    for (const auto& dir : plan.shared_from) from += (from.empty() ? "" : ", ") + dir;
+    std::fprintf(stderr, "fedbench: %lld finished run%s of the same configuration and code copied from %s\n",
+                 plan.shared, plan.shared == 1 ? "" : "s", from.c_str());
+  }
   // The reason shown is rank 0's first; a stale run on another rank only is counted.
   if (stale > 0 && mpi.rank() == 0 && !options.quiet)
     std::fprintf(stderr, "fedbench: %s %lld stale run%s (%s%s)%s\n",
@@ -345,6 +376,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   SuiteTotals totals;
   totals.total = static_cast<long long>(suite.runs.size());
   totals.cached = cached + mpi.sum(finished_elsewhere);
+  totals.shared = shared;
   totals.finished = mpi.sum(finished);
   totals.write_error = write_error;
   totals.write_failures = write_failures;

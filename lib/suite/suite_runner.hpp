@@ -6,6 +6,7 @@
 // full, read-only) stops the suite after the runs in progress.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "engine/trajectory.hpp"
 #include "suite/suite.hpp"
@@ -19,6 +20,10 @@ struct SuiteOptions {
   //! Keep finished runs made by other code or from other data (stale) instead of rerunning
   //! them; the manifest marks them.
   bool reuse_stale = false;
+  //! Other results directories (another experiment's tuning on the same suite file, an
+  //! earlier grid): a run finished there for this configuration and this code is copied,
+  //! not run again. Missing directories are skipped; --force ignores them.
+  std::vector<std::string> share_from;
   bool quiet = false;
   std::string command_line;
   EvaluationOverlap overlap = EvaluationOverlap::automatic;  //!< evaluations beside the rounds
@@ -26,6 +31,7 @@ struct SuiteOptions {
 
 struct SuiteTotals {
   long long total = 0, cached = 0, finished = 0, diverged = 0, failed = 0;
+  long long shared = 0;  //!< of the cached: copied from a share_from directory
   long long stale_rerun = 0, stale_kept = 0;  //!< stale runs found (each rank's own plan summed)
   std::string write_error;       //!< this process's first refused write ("" if none)
   long long write_failures = 0;  //!< processes (ranks) whose writes were refused

@@ -4,7 +4,8 @@
 # only, a shared header of a solver family those of its solvers, shared numerical code the
 # numerics one. Then, end to end: a user data file changed under a finished suite makes its run
 # stale (plan says which file), --reuse-stale keeps it and the manifest says so, run reruns
-# it; a run file recording other code is stale for its solver only; check compares a stale
+# it; a run file recording other code is stale for its solver only (and never copied by
+# --share-runs); check compares a stale
 # reference all the same and says so; show prints the fingerprints and the data's SHA-256.
 source "$(dirname "$0")/lib.bash"
 export LC_ALL=C  # sort and join agree on the order
@@ -124,6 +125,12 @@ PY
 expect_ok "^stale \\(1\\): code: solver local-sgda changed \\(lib/solvers/minimax/local_sgda.cpp\\)" \
   "$fedbench" plan "$scratch/data.yaml" --results "$results"
 expect_ok "3 done, 0 partial, 0 new, 1 stale \\(run reruns them" "$fedbench" plan "$scratch/data.yaml" --results "$results"
+# --share-runs copies the current runs of another directory, never its stale one.
+expect_ok "^fedbench: 3 finished runs of the same configuration and code copied from $results$" \
+  "$fedbench" run "$scratch/data.yaml" --results "$scratch/shared" --share-runs "$results"
+expect_ok "4 done, 0 partial, 0 new;" "$fedbench" plan "$scratch/data.yaml" --results "$scratch/shared"
+expect_fail 2 "fedbench: --share-runs $scratch/none: not a results directory (no runs/ in it); name one a suite wrote" \
+  "$fedbench" run "$scratch/data.yaml" --results "$scratch/shared2" --share-runs "$scratch/none"
 
 # ---- check: a stale reference is compared all the same, and said to be stale
 expect_ok "^updated 4 references" "$fedbench" check "$scratch/data.yaml" --reference "$scratch/ref" --update -q
