@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench bench-scale reproduce install clean \
+.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench bench-scale reproduce install clean mutants \
         test-asan test-tsan fuzz stress
 
 all: build
@@ -99,6 +99,13 @@ catalogs: build
 
 demo: build
 	bash scripts/demo.sh $(BUILD)/bin/fedbench results/demo $(PYTHON)
+
+# The mutation score of the check tier: every mutant of tests/mutants/mutants.yaml applied to a
+# worktree of HEAD (build/mutants/tree), rebuilt through ccache and judged by `ctest -L check`;
+# the table goes to build/mutants/table.md (docs/testing.md). Hours on 2 cores: ONLY=id1,id2
+# runs those mutants only.
+mutants: build
+	$(PYTHON) scripts/mutants.py --jobs $(JOBS) --markdown $(BUILD)/mutants/table.md $(if $(ONLY),--only $(ONLY))
 
 # Google Benchmark (oracles, rounds per solver at 1 and 2 threads), then fedbench against a
 # vectorized numpy implementation of the same rounds (docs/performance.md).

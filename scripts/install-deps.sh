@@ -22,6 +22,7 @@ packages=(
   python3 python3-h5py python3-matplotlib python3-numpy  # plotting, HDF5 read-back tests
   pybind11-dev python3-pybind11  # Python solvers and the fedbench module (lib/python, docs/python.md)
   python3-pandas python3-xarray python3-h5netcdf  # scripts/fedbench_read.py, netCDF view test
+  python3-yaml             # scripts/mutants.py reads the mutant list
   chromium                 # renders the HTML report in tests/cli/report.sh
 )
 packages+=("$@")  # extra ones from the caller: clang's sanitizer builds (Makefile, test-asan)
