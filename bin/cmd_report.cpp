@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "engine/run_config.hpp"
 #include "external.hpp"
+#include "io/directory.hpp"
 #include "screened_copies.hpp"
 
 namespace fedbench::cli {
@@ -44,10 +46,20 @@ std::function<int()> add_report(CLI::App& app) {
     std::error_code ec;
     if (!fs::is_directory(fs::path(o->results) / "runs", ec))
       throw UserError(o->results + " is not a results directory (no runs/); run a suite into it first");
-    const std::string out = o->output.empty() ? (fs::path(o->results) / "report").string() : o->output;
-    fs::create_directories(out, ec);
-    if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
-    const ScreenedRunCopies copies(o->results, out, o->all);
+    // -o DIR is the user's path (links in it followed); the default RESULTS/report is fedbench's
+    // own and never followed: a link there is refused, not written through.
+    std::string out = o->output;
+    std::optional<io::Directory> out_dir;
+    if (out.empty()) {
+      out = (fs::path(o->results) / "report").string();
+      out_dir.emplace(io::Directory(o->results).child("report", io::Directory::Create::yes));
+    } else {
+      fs::create_directories(out, ec);
+      if (ec) throw UserError("cannot create the report directory " + out + ": " + ec.message());
+      out_dir.emplace(io::Directory(out));
+    }
+    out_dir->check_output("index.html");  // before any work
+    const ScreenedRunCopies copies(o->results, *out_dir, o->all);
     // A metric no run records would rank by another one and label it as asked: refused.
     const auto& recorded = copies.metric_names();
     const auto check_metric = [&](const std::string& name, const std::string& what) {
@@ -57,12 +69,14 @@ std::function<int()> add_report(CLI::App& app) {
     };
     if (!o->metric.empty()) check_metric(o->metric, "--metric " + o->metric);
     for (const auto& t : targets) check_metric(t.metric, "--target " + t.to_text());
-    std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", out};
+    std::vector<std::string> args{python_program(), find_script("report.py"), copies.dir(), "-o", copies.output_dir(),
+                                  "--shown-as", (fs::path(out) / "index.html").string()};
     for (auto& a : copies.report_arguments()) args.push_back(std::move(a));
     if (!o->metric.empty()) args.insert(args.end(), {"--metric", o->metric});
     for (const auto& t : targets) args.insert(args.end(), {"--target", t.to_text()});
     const int status = run_program(args);
     if (status != 0) return 1;
+    copies.publish("index.html", *out_dir, "index.html");
     std::cout << "report: " << (fs::path(out) / "index.html").string() << "\n";
     return 0;
   };

@@ -14,6 +14,7 @@
 #include "core/text.hpp"
 #include "engine/run_config.hpp"
 #include "engine/runner.hpp"
+#include "io/directory.hpp"
 #include "io/durable_rename.hpp"
 #include "external.hpp"
 #include "markdown.hpp"
@@ -135,7 +136,7 @@ std::vector<std::string> claim_targets(const std::vector<suite::Claim>& claims) 
 // from screened copies of the run files.
 void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOutcome& outcome,
                             const std::string& out, bool quick, bool json) {
-  const ScreenedRunCopies copies(outcome.report_dir, out);
+  const ScreenedRunCopies copies(outcome.report_dir, io::Directory(out));
   std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png", copies.dir(),
                                    "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title",
                                    e.title};

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "io/directory.hpp"
 #include "io/trajectory_file.hpp"
 #include "results/results_store.hpp"
 
@@ -27,32 +28,41 @@ std::string scratch_prefix() {
 
 // Scratch directories of this host's reports that were killed before they could remove theirs:
 // those whose process is gone.
-void remove_abandoned_scratch(const fs::path& parent) {
+void remove_abandoned_scratch(const io::Directory& parent) {
   const std::string prefix = scratch_prefix();
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    const std::string name = entry.path().filename().string();
+  for (const auto& name : parent.entries()) {
     if (name.rfind(prefix, 0) != 0) continue;
     const std::string pid_text = name.substr(prefix.size());
     if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos) continue;
     const long pid = std::strtol(pid_text.c_str(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      try {
+        parent.remove_tree(name);
+      } catch (const std::exception&) {  // left for the user: not ours to fight over
+      }
+    }
   }
+}
+
+// A new scratch directory NAME in `parent` (refused when something is already there).
+io::Directory new_scratch(const io::Directory& parent, const std::string& name) {
+  if (parent.kind(name) != io::Directory::Kind::absent)
+    throw WriteError("cannot create the scratch directory " + parent.shown(name) +
+                     ": it exists; remove it or choose another output directory");
+  return parent.child(name, io::Directory::Create::yes);
 }
 
 }  // namespace
 
-ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::string& parent, bool all_runs)
+ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const io::Directory& parent, bool all_runs)
     : results_dir_(results_dir),
-      dir_((fs::path(parent) / (scratch_prefix() + std::to_string(::getpid()))).string()) {
-  remove_abandoned_scratch(parent);
-  std::error_code ec;
-  if (!fs::create_directory(dir_, ec) || ec)
-    throw WriteError("cannot create the scratch directory " + dir_ + (ec ? ": " + ec.message() : ": it exists") +
-                     "; remove it or choose another output directory");
+      name_(scratch_prefix() + std::to_string(::getpid())),
+      parent_((remove_abandoned_scratch(parent), parent.duplicate())),
+      scratch_(new_scratch(parent_, name_)),
+      path_(fs::read_symlink(scratch_.handle_path()).string()) {
   try {
-    if (!fs::create_directory(dir_ + "/runs", ec) || ec)
-      throw WriteError("cannot create " + dir_ + "/runs: " + ec.message());
+    const io::Directory runs = scratch_.child("runs", io::Directory::Create::yes);
+    scratch_.child("out", io::Directory::Create::yes);
     suite::StaleTally stale;
     for (const auto& file : suite::ResultsStore(results_dir).suite_files(all_runs)) {
       const auto run = suite::read_complete_run(file);  // reports a refused file itself
@@ -62,16 +72,21 @@ ScreenedRunCopies::ScreenedRunCopies(const std::string& results_dir, const std::
       }
       metric_names_.insert(run->record.header.metric_names.begin(), run->record.header.metric_names.end());
       stale.add(*run);
-      io::Hdf5TrajectoryWriter copy(dir_ + "/runs/" + fs::path(file).filename().string());
+      io::Hdf5TrajectoryWriter copy(runs.via_handle(fs::path(file).filename().string()));
       replay(run->record, copy);
     }
     stale.report();
     stale_ = stale.count();
     stale_example_ = stale.first();
   } catch (...) {
-    fs::remove_all(dir_, ec);
+    parent_.remove_tree(name_);
     throw;
   }
+}
+
+void ScreenedRunCopies::publish(const std::string& name, const io::Directory& out, const std::string& final_name) const {
+  out.check_output(final_name);
+  out.move_here(scratch_.child("out"), name, final_name);
 }
 
 std::vector<std::string> ScreenedRunCopies::report_arguments() const {
@@ -85,8 +100,10 @@ std::vector<std::string> ScreenedRunCopies::report_arguments() const {
 }
 
 ScreenedRunCopies::~ScreenedRunCopies() {
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
+  try {
+    parent_.remove_tree(name_);
+  } catch (const std::exception&) {  // a link swapped in: left alone, never followed
+  }
 }
 
 }  // namespace fedbench::cli

@@ -467,6 +467,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("results", help="results directory (runs/*.h5)")
     ap.add_argument("-o", "--out", required=True, help="output directory for index.html")
+    ap.add_argument("--shown-as", help="the page's name in the closing line (fedbench moves it there)")
     ap.add_argument("--target", action="append", default=[], help="METRIC<=V or METRIC>=V")
     ap.add_argument("--metric", default="", help="metric that ranks configurations and is plotted")
     ap.add_argument("--title", default="")
@@ -548,7 +549,7 @@ def main():
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(page)
     fr.publish(out, write)
-    print(f"report.py: wrote {out} ({len(runs)} runs, {len(sections)} problem configurations)")
+    print(f"report.py: wrote {args.shown_as or out} ({len(runs)} runs, {len(sections)} problem configurations)")
 
 
 if __name__ == "__main__":

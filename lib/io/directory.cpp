@@ -1,10 +1,12 @@
 #include "io/directory.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -27,6 +29,51 @@ Directory::Directory(const std::string& path, Last last) : path_(path.empty() ? 
 
 Directory Directory::holding(const std::string& file, Last last) {
   return Directory(std::filesystem::path(file).parent_path().string(), last);
+}
+
+Directory Directory::child(const std::string& name, Create create) const {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
+    throw InternalError("Directory::child takes one path component, not '" + name + "'");
+  if (create == Create::yes && ::mkdirat(fd_, name.c_str(), 0777) != 0 && errno != EEXIST)
+    throw WriteError("cannot create directory " + shown(name) + ": " + system_reason(errno));
+  const int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (kind(name) == Kind::link) throw WriteError("refusing to write through a symbolic link: " + shown(name));
+    if (err == ENOENT) throw UserError("directory " + shown(name) + " does not exist");
+    if (err == ENOTDIR) throw UserError(shown(name) + " is not a directory");
+    throw WriteError("cannot open directory " + shown(name) + ": " + system_reason(err));
+  }
+  Directory out;
+  out.path_ = shown(name);
+  out.fd_ = fd;
+  return out;
+}
+
+Directory::Kind Directory::kind(const std::string& name) const {
+  struct stat st {};
+  if (::fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Kind::absent;
+  if (S_ISLNK(st.st_mode)) return Kind::link;
+  if (S_ISREG(st.st_mode)) return Kind::regular;
+  if (S_ISDIR(st.st_mode)) return Kind::directory;
+  return Kind::other;
+}
+
+std::vector<std::string> Directory::entries() const {
+  std::vector<std::string> names;
+  const int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // its own offset
+  DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (!d) {
+    if (fd >= 0) ::close(fd);
+    throw WriteError("cannot read directory " + path_ + ": " + system_reason(errno));
+  }
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Directory::~Directory() {
@@ -84,6 +131,47 @@ void Directory::publish(const std::string& name, const std::string& final_name) 
 }
 
 void Directory::remove(const std::string& name) const { ::unlinkat(fd_, name.c_str(), 0); }
+
+void Directory::remove_file(const std::string& name) const {
+  if (::unlinkat(fd_, name.c_str(), 0) != 0 && errno != ENOENT)
+    throw WriteError("cannot delete " + shown(name) + ": " + system_reason(errno));
+}
+
+void Directory::check_output(const std::string& name) const {
+  switch (kind(name)) {
+    case Kind::absent:
+    case Kind::regular: return;
+    case Kind::link: throw WriteError("refusing to write through a symbolic link: " + shown(name));
+    case Kind::directory: throw UserError("cannot write " + shown(name) + ": it is a directory; name a file");
+    case Kind::other:
+      throw UserError("cannot write " + shown(name) + ": it is not a regular file (a device, FIFO or socket); "
+                      "name a regular file");
+  }
+}
+
+void Directory::remove_tree(const std::string& name) const {
+  if (kind(name) == Kind::directory) {
+    const Directory sub = child(name);  // refuses a link swapped in meanwhile
+    for (const auto& entry : sub.entries()) sub.remove_tree(entry);
+    ::unlinkat(fd_, name.c_str(), AT_REMOVEDIR);
+    return;
+  }
+  remove(name);
+}
+
+void Directory::move_here(const Directory& from, const std::string& name, const std::string& final_name) const {
+  if (::renameat(from.fd_, name.c_str(), fd_, final_name.c_str()) != 0)
+    throw WriteError("cannot move " + from.shown(name) + " to " + shown(final_name) + ": " + system_reason(errno));
+  ::fsync(fd_);  // best effort: the rename itself has happened
+}
+
+Directory Directory::duplicate() const {
+  Directory out;
+  out.path_ = path_;
+  out.fd_ = ::fcntl(fd_, F_DUPFD_CLOEXEC, 3);
+  if (out.fd_ < 0) throw WriteError("cannot open directory " + path_ + " again: " + system_reason(errno));
+  return out;
+}
 
 bool Directory::names(const std::string& name, int fd) const {
   struct stat held {}, named {};

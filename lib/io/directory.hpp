@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace fedbench::io {
 
@@ -18,6 +19,16 @@ class Directory {
   explicit Directory(const std::string& path, Last last = Last::follow);
   //! The directory that holds `file` (its parent, "." when it has none).
   static Directory holding(const std::string& file, Last last = Last::follow);
+  //! The subdirectory NAME of this one, opened relative to this handle and never through a
+  //! link (WriteError "refusing to write through a symbolic link: PATH/NAME"); with `create`,
+  //! made first when absent. UserError when it is absent (without `create`) or not a directory.
+  enum class Create { no, yes };
+  Directory child(const std::string& name, Create create = Create::no) const;
+  //! What is under NAME, links not followed.
+  enum class Kind { absent, regular, directory, link, other };
+  Kind kind(const std::string& name) const;
+  //! The names in this directory (not "." and ".."), sorted; read through the handle.
+  std::vector<std::string> entries() const;
   ~Directory();
   Directory(Directory&& other) noexcept;
   Directory& operator=(Directory&&) = delete;
@@ -44,10 +55,27 @@ class Directory {
   void publish(const std::string& name, const std::string& final_name) const;
   //! Removes NAME (nothing when absent).
   void remove(const std::string& name) const;
+  //! Removes the regular file NAME (a link under the name is removed itself, never what it
+  //! points to); WriteError with the system's reason when it cannot.
+  void remove_file(const std::string& name) const;
+  //! An output about to be published under NAME: refused unless it is absent or a regular
+  //! file (a link, a device, a FIFO, a directory are never replaced).
+  void check_output(const std::string& name) const;
+  //! Removes NAME and, when it is a directory (not a link), everything below it, through
+  //! handles: a link anywhere below is removed itself, never followed.
+  void remove_tree(const std::string& name) const;
+  //! Renames `from`'s NAME to FINAL here (atomic, one file system; a link at FINAL is replaced,
+  //! never followed), then fsyncs this directory.
+  void move_here(const Directory& from, const std::string& name, const std::string& final_name) const;
+  //! A second handle on this directory.
+  Directory duplicate() const;
+  //! The handle as a path for this process (/proc/self/fd/N).
+  std::string handle_path() const { return "/proc/self/fd/" + std::to_string(fd_); }
   //! Whether NAME is the same file as the open descriptor `fd` (a lock file still under its name).
   bool names(const std::string& name, int fd) const;
 
  private:
+  Directory() = default;  // child() fills it
   std::string path_;
   int fd_ = -1;
 };

@@ -2,20 +2,35 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
 
 #include "core/error.hpp"
 
 namespace fedbench::io {
 
-IterateTrace::IterateTrace(const std::string& path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (!file_)
-    throw UserError("--trace-iterates: cannot write " + path + " (" + std::strerror(errno) +
-                    "); give a writable path");
+IterateTrace::IterateTrace(const std::string& path)
+    : path_(path),
+      name_(std::filesystem::path(path).filename().string()),
+      part_(name_ + ".part"),
+      dir_(Directory::holding(path)) {
+  if (name_.empty() || name_ == "." || name_ == "..")
+    throw UserError("--trace-iterates " + path + ": name a file, not a directory");
+  dir_.check_output(name_);
+  const int fd = dir_.create(part_);
+  file_ = ::fdopen(fd, "w");
+  if (!file_) {
+    ::close(fd);
+    dir_.remove(part_);
+    throw WriteError("--trace-iterates: cannot write " + dir_.shown(part_) + ": " + std::strerror(errno));
+  }
 }
 
 IterateTrace::~IterateTrace() {
-  if (file_) std::fclose(file_);
+  if (!file_) return;
+  std::fclose(file_);  // the run died before its end: leave nothing that looks finished
+  dir_.remove(part_);
 }
 
 void IterateTrace::begin(const RunHeader& header) {
@@ -33,7 +48,11 @@ void IterateTrace::end(const RunSummary&) {
   const bool failed = std::ferror(file_) != 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
-  if (failed || !closed) throw WriteError("--trace-iterates: writing " + path_ + " failed");
+  if (failed || !closed) {
+    dir_.remove(part_);
+    throw WriteError("--trace-iterates: writing " + dir_.shown(part_) + " failed; nothing was written to " + path_);
+  }
+  dir_.publish(part_, name_);
 }
 
 }  // namespace fedbench::io

@@ -6,12 +6,15 @@
 #include <string>
 
 #include "engine/trajectory.hpp"
+#include "io/directory.hpp"
 
 namespace fedbench::io {
 
 class IterateTrace : public TrajectorySink {
  public:
-  //! Opens `path` for writing; throws UserError naming the file when it cannot.
+  //! Creates PATH.part in PATH's directory (through one handle on it, never through a link)
+  //! and publishes it as PATH at the end; a link, device, FIFO or directory at PATH is refused
+  //! before the run starts. UserError / WriteError naming the file.
   explicit IterateTrace(const std::string& path);
   ~IterateTrace() override;
   IterateTrace(const IterateTrace&) = delete;
@@ -24,7 +27,8 @@ class IterateTrace : public TrajectorySink {
   void end(const RunSummary&) override;
 
  private:
-  std::string path_;
+  std::string path_, name_, part_;
+  Directory dir_;  // opened once: the .part is written and renamed in the same directory
   std::FILE* file_ = nullptr;
 };
 

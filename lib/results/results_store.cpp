@@ -260,6 +260,22 @@ std::vector<std::string> ResultsStore::suite_files(bool all, bool quiet) const {
   return in;
 }
 
+std::optional<std::set<std::string>> ResultsStore::suite_ids() const { return recorded_ids(dir_); }
+
+std::set<std::string> ResultsStore::manifest_ids() const {
+  std::set<std::string> ids;
+  const io::Directory dir(dir_);
+  if (dir.kind("manifest.tsv") != io::Directory::Kind::regular) return ids;  // a link or a FIFO: no list
+  std::ifstream in(dir.via_handle("manifest.tsv"));
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    const std::string id = line.substr(0, line.find('\t'));
+    if (is_run_id(id)) ids.insert(id);
+  }
+  return ids;
+}
+
 std::vector<std::string> ResultsStore::files_outside_suite() const {
   const auto ids = recorded_ids(dir_);
   std::vector<std::string> out;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ class ResultsStore {
   std::vector<std::string> suite_files(bool all, bool quiet = false) const;
   //! Finished run files that are not in the recorded suite (none when no suite is recorded).
   std::vector<std::string> files_outside_suite() const;
+  //! The run ids of the suites recorded in dir/suite.tsv (nullopt when none is recorded).
+  std::optional<std::set<std::string>> suite_ids() const;
+  //! The run ids dir/manifest.tsv lists (the runs fedbench finished here); empty without one.
+  std::set<std::string> manifest_ids() const;
   //! Rewrites dir/manifest.tsv from the files on disk (atomically: temp file + rename, under a
   //! lock on the directory so that concurrent processes never interleave). Corrupt files are
   //! left out and reported on stderr.

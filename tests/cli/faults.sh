@@ -264,16 +264,59 @@ checks=$((checks + 1))
 [ -z "$(ls -A "$scratch/runs-target")" ] || { echo "FAIL: a run wrote through a linked runs/: $(ls "$scratch/runs-target")"; failures=$((failures + 1)); }
 rm "$scratch/linked/runs"
 mv "$scratch/linked/runs.real" "$scratch/linked/runs"
-# The report page and figure are written beside the link and renamed over it: replaced, never
-# written through.
+# An output that is a link is refused before any work, never replaced or written through: the
+# report's index.html.
 mkdir -p "$scratch/linked-report"
-ln -sfn "$scratch/precious" "$scratch/linked-report/index.html"
-FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/linked" -o "$scratch/linked-report" >/dev/null 2>&1
+planted "the report's index.html" "$scratch/linked-report/index.html" 1 \
+  env FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/linked" -o "$scratch/linked-report"
+# fedbench's own directories below a results directory are never followed: a report/ that is
+# a link to a directory elsewhere is refused and nothing is written there.
+mkdir -p "$scratch/elsewhere"
+ln -sfn "$scratch/elsewhere" "$scratch/linked/report"
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/linked/report$" \
+  env FEDBENCH_PYTHON="$python" "$fedbench" report "$scratch/linked"
 checks=$((checks + 1))
-if [ "$(cat "$scratch/precious")" != precious ] || [ -L "$scratch/linked-report/index.html" ] ||
-   ! grep -q "</html>" "$scratch/linked-report/index.html"; then
-  echo "FAIL: report wrote through a planted index.html link"; failures=$((failures + 1))
-fi
+[ -z "$(ls -A "$scratch/elsewhere")" ] || { echo "FAIL: report wrote through a linked report/: $(ls -A "$scratch/elsewhere")"; failures=$((failures + 1)); }
+rm "$scratch/linked/report"
+# --trace-iterates: a link at the trace path (to a file, or dangling) is refused; the file keeps
+# its bytes and the dangling target is not created.
+planted "a trace path" "$scratch/trace.txt" 1 \
+  "$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 3 -q --trace-iterates "$scratch/trace.txt"
+ln -sfn "$scratch/elsewhere/created" "$scratch/trace.txt"
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/trace.txt$" \
+  "$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 3 -q --trace-iterates "$scratch/trace.txt"
+checks=$((checks + 1))
+[ ! -e "$scratch/elsewhere/created" ] || { echo "FAIL: a dangling trace link created its target"; failures=$((failures + 1)); }
+rm -f "$scratch/trace.txt"
+# prune: with runs/ a link to a directory holding foreign .h5 files, nothing is deleted there;
+# a link named like a run inside runs/ is left alone, and so is what it points to.
+cp -r "$scratch/whole" "$scratch/pruned"
+mkdir -p "$scratch/foreign"
+cp "$scratch"/whole/runs/*.h5 "$scratch/foreign/"
+printf 'suite\tid\tproblem\tsolver\tseed\n' >"$scratch/pruned/suite.tsv"  # no run is in the suite now
+mv "$scratch/pruned/runs" "$scratch/pruned/runs.real"
+ln -s "$scratch/foreign" "$scratch/pruned/runs"
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/pruned/runs$" \
+  "$fedbench" prune "$scratch/pruned"
+checks=$((checks + 1))
+[ "$(ls "$scratch/foreign" | wc -l)" = "$(ls "$scratch"/whole/runs/*.h5 | wc -l)" ] ||
+  { echo "FAIL: prune deleted through a linked runs/"; failures=$((failures + 1)); }
+rm "$scratch/pruned/runs"
+mv "$scratch/pruned/runs.real" "$scratch/pruned/runs"
+one=$(basename "$(ls "$scratch"/pruned/runs/*.h5 | head -n 1)")
+mv "$scratch/pruned/runs/$one" "$scratch/foreign-one.h5"
+ln -s "$scratch/foreign-one.h5" "$scratch/pruned/runs/$one"
+expect_ok "^left alone $scratch/pruned/runs/$one \(not a regular file: a link or another kind of file\)$" \
+  "$fedbench" prune "$scratch/pruned"
+checks=$((checks + 1))
+[ -L "$scratch/pruned/runs/$one" ] && [ -f "$scratch/foreign-one.h5" ] && [ -z "$(ls "$scratch"/pruned/runs/*.h5 2>/dev/null | grep -v "$one")" ] ||
+  { echo "FAIL: prune followed a link or left its own runs"; failures=$((failures + 1)); }
+# A regular file named like a run that the manifest does not list is not fedbench's: left alone.
+cp "$scratch/foreign-one.h5" "$scratch/pruned/runs/0123456789abcdef.h5"
+expect_ok "^left alone $scratch/pruned/runs/0123456789abcdef.h5 \(not a run the manifest lists" \
+  "$fedbench" prune "$scratch/pruned"
+checks=$((checks + 1))
+[ -f "$scratch/pruned/runs/0123456789abcdef.h5" ] || { echo "FAIL: prune deleted a file the manifest does not list"; failures=$((failures + 1)); }
 
 # The screen tells slow from broken: while it reads a large valid file it sends heartbeats with
 # the bytes read so far (growing), then the contents; the parent's quiet window restarts on each.
