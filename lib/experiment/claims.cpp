@@ -109,12 +109,28 @@ Side gather(const std::vector<io::StoredRun>& runs, const std::string& solver, c
   return s;
 }
 
+// Which of a run's two readings around the budget a side takes: the last evaluation within it
+// (as recorded), or the worse / better of that one and the first evaluation reaching it. Where
+// a run was evaluated at the budget itself the three agree; between two evaluations its curve is
+// taken to lie between their values.
+enum class Lean { recorded, worse, better };
+
 // A side's value on one unit: the median over its runs there (one, unless the claim leaves a
 // solver setting free) of the metric at the budget.
 double unit_value(const std::vector<const io::StoredRun*>& runs, const std::string& metric, const std::string& axis,
-                  double budget) {
+                  double budget, Lean lean) {
   std::vector<double> values;
-  for (const auto* r : runs) values.push_back(value_at(*r, metric, axis, budget, recorded_direction(*r, metric)));
+  for (const auto* r : runs) {
+    const Direction d = recorded_direction(*r, metric);
+    const double within = value_at(*r, metric, axis, budget, d);
+    if (lean == Lean::recorded) {
+      values.push_back(within);
+      continue;
+    }
+    const double reaching = value_at(*r, metric, axis, budget, d, Reading::reaching);
+    const bool reaching_better = d == Direction::max ? reaching > within : reaching < within;
+    values.push_back((lean == Lean::better) == reaching_better ? reaching : within);
+  }
   return median(std::move(values));
 }
 
@@ -201,14 +217,15 @@ struct Paired {
 };
 
 Paired pair_units(const std::vector<Side>& sides, const std::string& metric, const std::string& axis,
-                  const std::vector<double>& budgets) {
+                  const std::vector<double>& budgets, const std::vector<Lean>& leans = {}) {
   Paired p;
   for (const auto& entry : sides[0].units) {
     const UnitKey& key = entry.first;
     if (!std::all_of(sides.begin(), sides.end(), [&](const Side& s) { return s.units.count(key) > 0; })) continue;
     std::vector<double> values;
     for (std::size_t s = 0; s < sides.size(); ++s)
-      values.push_back(unit_value(sides[s].units.at(key), metric, axis, budgets[s]));
+      values.push_back(unit_value(sides[s].units.at(key), metric, axis, budgets[s],
+                                  leans.empty() ? Lean::recorded : leans[s]));
     p.keys.push_back(key);
     p.values.push_back(std::move(values));
   }
@@ -237,6 +254,41 @@ Judged judge_paired(const Claim& c, const MarginRule& rule, const Paired& p, Dir
     j.medians.push_back(median(std::move(column)));
   }
   return j;
+}
+
+// A `better` claim at a budget where a side's runs may have no evaluation: it holds only if it
+// holds with the claim's method at the worse end of its bracket and the other at the better
+// end, and is contradicted only if it is contradicted the other way round; between the two it
+// is inconclusive, and says so. `used` receives the pairing the evidence comes from.
+Judged judge_bracketed(const Claim& c, const MarginRule& rule, const std::vector<Side>& sides, const std::string& axis,
+                       double budget, Direction direction, const std::vector<std::string>& labels, Paired& used) {
+  const std::vector<double> budgets(sides.size(), budget);
+  Paired against = pair_units(sides, c.metric, axis, budgets, {Lean::worse, Lean::better});
+  Paired in_favour = pair_units(sides, c.metric, axis, budgets, {Lean::better, Lean::worse});
+  Judged strict = judge_paired(c, rule, against, direction, sides.size());
+  if (against.values == in_favour.values || strict.evidence.verdict == Verdict::holds) {
+    used = std::move(against);
+    return strict;
+  }
+  Judged lenient = judge_paired(c, rule, in_favour, direction, sides.size());
+  if (lenient.evidence.verdict == Verdict::contradicted) {
+    used = std::move(in_favour);
+    return lenient;
+  }
+  std::string between;  // the sides whose evaluations straddle the budget
+  for (std::size_t s = 0; s < sides.size(); ++s) {
+    bool straddles = false;
+    for (std::size_t u = 0; u < against.values.size(); ++u)
+      straddles = straddles || against.values[u][s] != in_favour.values[u][s];
+    if (straddles) between += (between.empty() ? "" : " and ") + labels[s];
+  }
+  const std::string at_one_end = to_string(lenient.evidence.verdict), at_other = to_string(strict.evidence.verdict);
+  strict.evidence.verdict = Verdict::inconclusive;
+  strict.evidence.why = "the budget falls between two evaluations of " + between + ": read at the ends of that gap the claim " +
+                        (at_one_end == at_other ? "is " + at_one_end + " at both"
+                                                : "is " + at_one_end + " at one and " + at_other + " at the other");
+  used = std::move(against);
+  return strict;
 }
 
 // The counter a side's runs had reached by round `at` (median over its runs).
@@ -339,7 +391,7 @@ ClaimResult check_one(const Claim& c, const std::vector<io::StoredRun>& runs, bo
     read_at = c.metric + " at equal " + c.equal + " (" + fmt(budget) + ": " + labels[0] + " " + fmt(a) + " by round " +
               at_text + ", " + labels[1] + " " + fmt(b) + ")";
   }
-  const Paired paired = pair_units(sides, c.metric, axis, std::vector<double>(sides.size(), budget));
+  Paired paired = pair_units(sides, c.metric, axis, std::vector<double>(sides.size(), budget));
   bool non_negative = true;
   for (const auto& v : paired.values)
     for (double x : v) non_negative = non_negative && x >= 0;
@@ -348,7 +400,9 @@ ClaimResult check_one(const Claim& c, const std::vector<io::StoredRun>& runs, bo
   r.sense = rule.sense;
   r.low = rule.low;
   r.high = rule.high;
-  const Judged judged = judge_paired(c, rule, paired, direction, sides.size());
+  const Judged judged = c.kind == Claim::Kind::better
+                            ? judge_bracketed(c, rule, sides, axis, budget, direction, labels, paired)
+                            : judge_paired(c, rule, paired, direction, sides.size());
   r.evidence = judged.evidence;
   r.verdict = r.evidence.verdict;
   const auto unit_labels = labels_of(paired.keys);
@@ -386,8 +440,8 @@ ClaimResult check_one(const Claim& c, const std::vector<io::StoredRun>& runs, bo
            ", " + labels[1] + " " + fmt(b) + ")";
   }
   r.has_second = true;
-  const Paired other = pair_units(sides, c.metric, r.second.axis, std::vector<double>(sides.size(), r.second.budget));
-  const Judged j = judge_paired(c, rule, other, direction, sides.size());
+  Paired other;
+  const Judged j = judge_bracketed(c, rule, sides, r.second.axis, r.second.budget, direction, labels, other);
   r.second.verdict = j.evidence.verdict;
   r.second.evidence = j.evidence;
   r.second.medians = j.medians;

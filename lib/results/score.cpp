@@ -29,12 +29,18 @@ const std::vector<double>& metric_column(const io::StoredRun& run, const std::st
 }  // namespace
 
 double value_at(const io::StoredRun& run, const std::string& metric, const std::string& axis, double budget,
-                Direction d) {
+                Direction d, Reading reading) {
   const auto& y = metric_column(run, metric);
   if (run.text.at("status") != "ok" || y.empty()) return worst_value(d);
   const std::vector<double> x = counter_axis(run, axis);
   double value = y.front();
-  for (std::size_t r = 0; r < y.size() && x[r] <= budget; ++r) value = y[r];
+  if (reading == Reading::within) {
+    for (std::size_t r = 0; r < y.size() && x[r] <= budget; ++r) value = y[r];
+  } else {
+    std::size_t r = 0;
+    while (r + 1 < y.size() && x[r] < budget) ++r;
+    value = y[r];
+  }
   return std::isnan(value) ? worst_value(d) : value;
 }
 

@@ -18,11 +18,15 @@ Direction recorded_direction(const io::StoredRun& run, const std::string& metric
 //! -inf for a maximised metric, +inf for a minimised one.
 double worst_value(Direction d);
 
-//! The metric at the last recorded row with counter `axis` <= budget (the first row when none
-//! is); the worst value for a run that did not end "ok" or whose value is NaN. Throws UserError
-//! naming the file when it has no such metric.
+//! Which recorded row stands for a budget: the last one whose counter is within it (the first
+//! row when none is), or the first one whose counter reaches it (the last row when none does).
+enum class Reading { within, reaching };
+
+//! The metric at the row `reading` picks for counter `axis` and `budget`; the worst value for a
+//! run that did not end "ok" or whose value is NaN. Throws UserError naming the file when it
+//! has no such metric.
 double value_at(const io::StoredRun& run, const std::string& metric, const std::string& axis, double budget,
-                Direction d);
+                Direction d, Reading reading = Reading::within);
 
 //! The area under log10(metric) against rounds (trapezoids; values floored at 1e-300); the
 //! worst value as for value_at.

@@ -3,11 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <map>
 
 #include "core/error.hpp"
 #include "engine/runner.hpp"
 #include "io/run_sinks.hpp"
+#include "io/trajectory_file.hpp"
+#include "results/results_store.hpp"
 #include "experiment/claims.hpp"
 #include "experiment/experiment.hpp"
 #include "suite/suite_runner.hpp"
@@ -300,4 +304,95 @@ TEST_CASE("experiments: rounds of different cost are also compared at equal exch
   same.than = "gda";
   CHECK_FALSE(check_claims({same}, {dir + "/runs-dir"})[0].has_second);
   fs::remove_all(dir);
+}
+
+TEST_CASE("experiments: a budget between two evaluations is judged at both ends of the gap") {
+  // Both methods evaluated at even rounds only; the claim reads round 5, where each curve lies
+  // between its rounds 4 and 6. The three-valued rule, computed here from the stored rows: the
+  // claim holds if the claimed method's worse reading beats the other's better one, is
+  // contradicted if its better reading loses to the other's worse one, else inconclusive.
+  namespace fs = std::filesystem;
+  const std::string dir = "/tmp/fedbench-test-bracketed-budget";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/s.yaml") << "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 2}\n"
+                                 << "problems:\n  - name: two-client-game\n"
+                                 << "solvers:\n  - name: gda\n    params: {step_size: 0.25}\n"
+                                 << "  - name: gda\n    params: {step_size: 0.05}\n"
+                                 << "  - name: gda\n    params: {step_size: 0.24}\n";
+  SuiteOptions options;
+  options.quiet = true;
+  options.jobs = 1;
+  SuiteOverrides into;
+  into.results_dir = dir + "/runs-dir";
+  const Suite suite = load_suite(dir + "/s.yaml", into);
+  run_suite(suite, options);
+  // rel_error of each step size at rounds 4 and 6, from the files.
+  std::map<std::string, std::pair<double, double>> at;
+  for (const auto& run : suite.runs) {
+    const auto stored = io::read_trajectory(ResultsStore(suite.results_dir).run_file(run.id));
+    const auto& rounds = stored.column("round");
+    const auto& err = stored.column("rel_error");
+    double r4 = NAN, r6 = NAN;
+    for (std::size_t k = 0; k < rounds.size(); ++k) {
+      REQUIRE(static_cast<long long>(rounds[k]) % 2 == 0);  // no row at round 5
+      if (rounds[k] == 4) r4 = err[k];
+      if (rounds[k] == 6) r6 = err[k];
+    }
+    at[run.request.solver_params.at("step_size")] = {r4, r6};  // the seeds agree: no randomness
+  }
+  const auto [fast4, fast6] = at.at("0.25");
+  const auto [slow4, slow6] = at.at("0.05");
+  REQUIRE(fast6 < fast4);  // both improve between the evaluations
+  REQUIRE(slow6 < slow4);
+  const auto expected = [](double mine_worse, double mine_better, double other_worse, double other_better) {
+    if (mine_worse < other_better) return Verdict::holds;
+    if (mine_better > other_worse) return Verdict::contradicted;
+    return Verdict::inconclusive;
+  };
+  const auto claim = [&](const std::string& mine, const std::string& other) {
+    Claim c;
+    c.text = "step " + mine + " beats step " + other + " at round 5";
+    c.kind = Claim::Kind::better;
+    c.solver = c.than = "gda";
+    c.where = {{"step_size", mine}};
+    c.than_where = {{"step_size", other}};
+    c.metric = "rel_error";
+    c.at = 5;
+    return check_claims({c}, {suite.results_dir})[0];
+  };
+  const ClaimResult fast = claim("0.25", "0.05"), slow = claim("0.05", "0.25");
+  CHECK(fast.verdict == expected(fast4, fast6, slow4, slow6));
+  CHECK(slow.verdict == expected(slow4, slow6, fast4, fast6));
+  CHECK(fast.verdict != slow.verdict);
+  // Two step sizes whose gaps overlap: neither end decides.
+  const auto [near4, near6] = at.at("0.24");
+  REQUIRE(expected(fast4, fast6, near4, near6) == Verdict::inconclusive);
+  const ClaimResult close = claim("0.25", "0.24");
+  CHECK(close.verdict == Verdict::inconclusive);
+  CHECK(close.line.find("the budget falls between two evaluations of gda [step_size=0.25] and gda "
+                        "[step_size=0.24]") != std::string::npos);
+  // The evidence is read at an end of the gap, never elsewhere.
+  const auto step_of = [](const std::string& label) {  // "gda [step_size=0.25]" -> "0.25"
+    const auto from = label.find('=') + 1;
+    return label.substr(from, label.find(']') - from);
+  };
+  for (const ClaimResult* r : {&fast, &slow, &close})
+    for (const auto& side : r->sides) {
+      const auto& [e4, e6] = at.at(step_of(side.label));
+      CHECK((side.median == e4 || side.median == e6));
+    }
+  // A claim whose runs were evaluated at its budget reads there, as before: round 6.
+  Claim exact;
+  exact.text = "step 0.25 beats step 0.05 at round 6";
+  exact.kind = Claim::Kind::better;
+  exact.solver = exact.than = "gda";
+  exact.where = {{"step_size", "0.25"}};
+  exact.than_where = {{"step_size", "0.05"}};
+  exact.metric = "rel_error";
+  exact.at = 6;
+  const ClaimResult e = check_claims({exact}, {suite.results_dir})[0];
+  CHECK(e.sides[0].median == fast6);
+  CHECK(e.sides[1].median == slow6);
+  CHECK(e.verdict == (fast6 < slow6 ? Verdict::holds : Verdict::contradicted));
 }
