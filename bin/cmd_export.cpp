@@ -46,6 +46,7 @@ std::function<int()> add_export(CLI::App& app) {
     std::error_code ec;
     if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
       throw UserError("cannot write " + part + ": directory " + parent.string() + " does not exist; create it first");
+    io::Directory::holding(o->output).check_output(std::filesystem::path(o->output).filename().string());
     io::NewFileStream out(part);
     suite::export_runs(files, format, out);
     out.close();

@@ -120,6 +120,7 @@ int Directory::open_lock(const std::string& name) const {
 }
 
 void Directory::publish(const std::string& name, const std::string& final_name) const {
+  check_output(final_name);  // planted while the file was written: still never replaced
   const int fd = ::openat(fd_, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   const bool synced = fd >= 0 && ::fsync(fd) == 0;
   const int err = errno;

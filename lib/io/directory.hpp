@@ -50,8 +50,9 @@ class Directory {
   int create(const std::string& name) const;
   //! NAME opened (created if absent) for locking, never through a link: its descriptor.
   int open_lock(const std::string& name) const;
-  //! fsync NAME, rename it to FINAL (atomic; a link at FINAL is replaced, never followed),
-  //! fsync the directory. WriteError with the system's reason.
+  //! fsync NAME, rename it to FINAL (atomic), fsync the directory. A FINAL that is not a
+  //! regular file (a link, a device, a FIFO, a directory) is refused (check_output), never
+  //! replaced. WriteError with the system's reason.
   void publish(const std::string& name, const std::string& final_name) const;
   //! Removes NAME (nothing when absent).
   void remove(const std::string& name) const;

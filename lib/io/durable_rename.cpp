@@ -33,6 +33,7 @@ void write_text_file(const std::string& path, const std::string& text) {
   // One directory handle from creation to rename: the file is published where it was written.
   const Directory where = Directory::holding(path);
   const std::string name = std::filesystem::path(path).filename().string(), part = name + ".part";
+  where.check_output(name);
   NewFileStream out(where, part);
   errno = 0;
   out << text;

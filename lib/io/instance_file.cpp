@@ -91,9 +91,13 @@ void write_instance_file(const Problem& problem, const std::string& name,
   if (!parent.empty() && !fs::is_directory(parent, ec))
     throw UserError("cannot write " + path + ": directory " + parent.string() +
                     " does not exist; create it first");
-  const std::string part = path + ".part";
+  // One directory handle from creation to rename; an output that is not a regular file (a
+  // device, a link) is refused before anything is written.
+  const Directory where = Directory::holding(path);
+  const std::string file_name = fs::path(path).filename().string(), part = file_name + ".part";
+  where.check_output(file_name);
   {
-    h5::Handle file = h5::create_file(part);
+    h5::Handle file = h5::create_file(where, part);
     const hid_t root = file.id();
     h5::write_attribute(root, "format", std::string(kInstanceFormat));
     h5::write_attribute(root, "format_version", kInstanceFormatVersion);
@@ -124,8 +128,7 @@ void write_instance_file(const Problem& problem, const std::string& name,
     Hdf5InstanceWriter writer(data.id());
     problem.write_instance(writer);
   }
-  fs::rename(part, path, ec);
-  if (ec) throw UserError("cannot rename " + part + " to " + path + ": " + ec.message());
+  where.publish(part, file_name);
 }
 
 }  // namespace fedbench::io

@@ -49,7 +49,9 @@ class FileSink : public TrajectorySink {
       : path_(std::move(path)),
         name_(std::filesystem::path(path_).filename().string()),
         part_(name_ + ".part"),
-        dir_(directory_of(path_, last)) {}
+        dir_(directory_of(path_, last)) {
+    dir_.check_output(name_);  // before the run, not after it
+  }
   ~FileSink() override {
     if (opened_ && !done_) {  // the run died: leave nothing that looks finished
       out_->close();

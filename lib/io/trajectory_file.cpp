@@ -59,6 +59,7 @@ Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path, Directory::Last las
   if (fs::is_directory(path_, ec))
     throw UserError("cannot write " + path_ + ": it is a directory; give a file name");
   dir_ = std::make_unique<Directory>(Directory::holding(path_, last));
+  dir_->check_output(name());  // before the run, not after it
 }
 
 std::string Hdf5TrajectoryWriter::name() const { return std::filesystem::path(path_).filename().string(); }

@@ -288,6 +288,27 @@ expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scrat
 checks=$((checks + 1))
 [ ! -e "$scratch/elsewhere/created" ] || { echo "FAIL: a dangling trace link created its target"; failures=$((failures + 1)); }
 rm -f "$scratch/trace.txt"
+# An output that exists and is not a regular file is refused before any work, never replaced: a
+# FIFO standing in for a device (a test never touches the real /dev nodes), a link, a directory.
+device_like() {  # device_like TARGET cmd...: TARGET a FIFO; the command refuses it and leaves it
+  local target=$1
+  shift
+  mkfifo "$target"
+  expect_fail 2 "fedbench: cannot write $target: it is not a regular file (a device, FIFO or socket); name a regular file" "$@"
+  checks=$((checks + 1))
+  [ -p "$target" ] || { echo "FAIL: $* replaced a FIFO"; failures=$((failures + 1)); }
+  rm -f "$target"
+}
+device_like "$scratch/device.h5" "$fedbench" instance two-client-game -o "$scratch/device.h5"
+device_like "$scratch/device.h5" "$fedbench" run --problem two-client-game --solver gda -q -o "$scratch/device.h5"
+device_like "$scratch/device.csv" "$fedbench" export "$scratch/whole" --csv -o "$scratch/device.csv"
+device_like "$scratch/device.yaml" "$fedbench" select "$scratch/whole" --metric rel_error --at rounds=8 -o "$scratch/device.yaml"
+planted "an instance file" "$scratch/instance.h5" 1 "$fedbench" instance two-client-game -o "$scratch/instance.h5"
+planted "a run's output" "$scratch/one-run.csv" 1 "$fedbench" run --problem two-client-game --solver gda -q -o "$scratch/one-run.csv"
+planted "select's winners" "$scratch/winners.yaml" 1 "$fedbench" select "$scratch/whole" --metric rel_error --at rounds=8 -o "$scratch/winners.yaml"
+mkdir -p "$scratch/a-directory.h5"
+expect_fail 2 "fedbench: cannot write $scratch/a-directory.h5: it is a directory; name a file" \
+  "$fedbench" instance two-client-game -o "$scratch/a-directory.h5"
 # prune: with runs/ a link to a directory holding foreign .h5 files, nothing is deleted there;
 # a link named like a run inside runs/ is left alone, and so is what it points to.
 cp -r "$scratch/whole" "$scratch/pruned"

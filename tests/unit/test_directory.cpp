@@ -4,6 +4,8 @@
 // that is a link is refused when opened as fedbench's own.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -79,12 +81,23 @@ TEST_CASE("directory: a link planted under a name is refused, a stopped write's 
     out.close();
   }
   CHECK(contents(root / "out.part") == "new");
-  // Publishing over a link at the final name replaces the link, never writes through it.
+  // A link at the final name is neither written through nor replaced: the publish is refused
+  // and the link, and what it points to, stay as they were; a FIFO and a directory likewise.
   fs::create_symlink(root / "precious", root / "out");
-  dir.publish("out.part", "out");
-  CHECK_FALSE(fs::is_symlink(root / "out"));
-  CHECK(contents(root / "out") == "new");
+  CHECK_THROWS_WITH_AS(dir.publish("out.part", "out"),
+                       ("refusing to write through a symbolic link: " + (root / "out").string()).c_str(), WriteError);
+  CHECK(fs::is_symlink(root / "out"));
   CHECK(contents(root / "precious") == "precious");
+  fs::remove(root / "out");
+  REQUIRE(::mkfifo((root / "out").c_str(), 0600) == 0);
+  CHECK_THROWS_AS(dir.publish("out.part", "out"), UserError);
+  CHECK(fs::is_fifo(root / "out"));
+  fs::remove(root / "out");
+  fs::create_directory(root / "out");
+  CHECK_THROWS_AS(dir.publish("out.part", "out"), UserError);
+  fs::remove(root / "out");
+  dir.publish("out.part", "out");  // a regular file or nothing: published
+  CHECK(contents(root / "out") == "new");
   // The lock file of a claim: never through a link either.
   fs::create_symlink(root / "precious", root / "run.lock");
   CHECK_THROWS_AS(dir.open_lock("run.lock"), WriteError);
