@@ -158,8 +158,10 @@ def main():
         source = os.path.join(ROOT, "build", "mutants", "tree")
         head = prepare_worktree(source)
     build = os.path.abspath(args.build or os.path.join(source, "build"))
-    os.environ.setdefault("CCACHE_BASEDIR", source)  # the checkout's relative paths: cache hits
-    os.environ.setdefault("CCACHE_NOHASHDIR", "1")
+    # Paths relative to the tree being built, as the checkout's own build hashes them: the
+    # unmutated files hit the cache (make exports the checkout's CCACHE_BASEDIR: replaced here).
+    os.environ["CCACHE_BASEDIR"] = source
+    os.environ["CCACHE_NOHASHDIR"] = "1"
     logs = os.path.join(build, "mutant-logs")
     fill = lambda c: c.format(source=shlex.quote(source), build=shlex.quote(build), jobs=args.jobs)
 
