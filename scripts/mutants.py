@@ -113,6 +113,10 @@ def prepare_worktree(tree):
                        stdout=subprocess.DEVNULL)
     subprocess.run(["git", "-C", tree, "checkout", "-q", "--detach", head], check=True)
     subprocess.run(["git", "-C", tree, "reset", "-q", "--hard", head], check=True)
+    # The tests find data and shared files at ../shared of the tree, as of the checkout.
+    shared, beside = os.path.join(os.path.dirname(ROOT), "shared"), os.path.join(os.path.dirname(tree), "shared")
+    if os.path.isdir(shared) and not os.path.lexists(beside):
+        os.symlink(shared, beside)
     return head
 
 
