@@ -4,6 +4,8 @@
 // donor file, --force) is run.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -23,7 +25,8 @@ std::string bytes_of(const std::string& path) {
 }
 
 struct SharedRunsFixture {
-  fs::path dir = fs::temp_directory_path() / "fedbench-test-shared-runs";
+  // One directory per process: ctest runs the two cases at once.
+  fs::path dir = fs::temp_directory_path() / ("fedbench-test-shared-runs-" + std::to_string(::getpid()));
   std::string suite_file;
   SharedRunsFixture() {
     fs::remove_all(dir);
