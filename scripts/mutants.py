@@ -97,7 +97,7 @@ def first_failure(log):
     """The first failed ctest entry named in a test log ("" if none is named)."""
     with open(log, errors="replace") as f:
         for line in f:
-            hit = re.search(r"Test\s+#\d+: (\S+) \.*\s*\*\*\*(Failed|Timeout|Exception)", line)
+            hit = re.search(r"Test\s+#\d+: (.*?) ?\.*\s*\*\*\*(Failed|Timeout|Exception)", line)
             if hit:
                 return hit.group(1)
     return ""
