@@ -81,8 +81,11 @@ struct FedBiOAcc : StateAveraging {
     auto& o = c.bilevel();
     st.z = c.initial_point();
     st.u = Vec::Zero(c.dim_y());
-    evaluate(o, o.draw_upper(p.initial_batch), o.draw_lower(p.initial_batch), st.z, st.u, st,
-             st.omega, st.nu, st.chi, st.jv);
+    // Drawn by name: the order of a call's arguments is the compiler's choice, and the draws
+    // share one counter. zeta first, then xi: the order every recorded run was made in.
+    const auto zeta = o.draw_lower(p.initial_batch);
+    const auto xi = o.draw_upper(p.initial_batch);
+    evaluate(o, xi, zeta, st.z, st.u, st, st.omega, st.nu, st.chi, st.jv);
   }
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
