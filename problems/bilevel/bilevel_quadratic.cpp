@@ -38,7 +38,7 @@ class BilevelQuadratic : public BilevelProblem {
     int clients, samples, dim_x, dim_y;
     double mu_g, lipschitz_g, heterogeneity, noise;
     std::int64_t instance_seed;
-    double x0;
+    double x0, y0;
   };
   static void declare(Schema<Params>& s) {
     s.integer("clients", &Params::clients, "5", {.ge = 1}, "M, clients")
@@ -51,10 +51,11 @@ class BilevelQuadratic : public BilevelProblem {
               "spread of the client terms B_i, c_i, e_i, r_i around their common part")
         .real("noise", &Params::noise, "0.5", {.ge = 0}, "spread of c_ij, e_ij around the client means")
         .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the instance")
-        .real("x0", &Params::x0, "0", {}, "starting value of every entry of x");
+        .real("x0", &Params::x0, "0", {}, "starting value of every entry of x")
+        .real("y0", &Params::y0, "0", {}, "starting value of every entry of y");
   }
 
-  explicit BilevelQuadratic(const Params& p) : x0_(p.x0) {
+  explicit BilevelQuadratic(const Params& p) : x0_(p.x0), y0_(p.y0) {
     if (p.lipschitz_g < p.mu_g)
       throw UserError("problem bilevel-quadratic: lipschitz_g (" + std::to_string(p.lipschitz_g) +
                       ") must be >= mu_g (" + std::to_string(p.mu_g) + "); raise lipschitz_g");
@@ -89,10 +90,11 @@ class BilevelQuadratic : public BilevelProblem {
   }
 
   std::string problem_class() const override { return "SC-SC quadratic bilevel"; }
-  //! Every entry of x starts at x0 (the hyperparameters' starting value); y starts at 0.
+  //! Every entry of x starts at x0 (the hyperparameters' starting value), every entry of y at y0.
   Vec initial_point() const override {
     Vec z = Vec::Zero(dim());
     z.head(dim_x()).setConstant(x0_);
+    z.tail(dim_y()).setConstant(y0_);
     return z;
   }
   std::optional<Vec> reference_solution() const override { return z_star_; }
@@ -226,7 +228,7 @@ class BilevelQuadratic : public BilevelProblem {
   }
 
   std::vector<Client> clients_;
-  double x0_;
+  double x0_, y0_;
   Mat A_bar_, B_bar_, P_bar_, Q_bar_, S_, hessian_F_;
   Vec c_bar_, q_bar_, r_bar_, z_star_;
 };

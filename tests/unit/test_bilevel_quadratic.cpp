@@ -128,3 +128,38 @@ TEST_CASE("bilevel: minimax solvers refuse bilevel problems with a one-line erro
                        "the kinds in `fedbench list problems`",
                        UserError);
 }
+
+TEST_CASE("bilevel: quadratic's x0 and y0 set the initial point; the defaults keep the old instance") {
+  const auto& base = *quad();
+  const Index dx = base.dim_x(), dy = base.dim_y();
+  ParamMap moved = kSmall;
+  moved["x0"] = "0.5";
+  moved["y0"] = "-0.75";
+  const auto shifted = fedbench::testing::bilevel_problem("bilevel-quadratic", moved);
+  const Vec z0 = shifted->initial_point();
+  REQUIRE(z0.size() == dx + dy);
+  CHECK(z0.head(dx) == Vec::Constant(dx, 0.5));
+  CHECK(z0.tail(dy) == Vec::Constant(dy, -0.75));
+  CHECK(base.initial_point() == Vec::Zero(dx + dy));
+  // The starting point leaves the data alone: every oracle agrees bit for bit.
+  const Vec z = random_point(base.dim(), 3);
+  OracleCounts counts;
+  for (int i = 0; i < base.num_clients(); ++i) {
+    Vec a, b;
+    base.lower_grad_y(i, {}, z, a, counts);
+    shifted->lower_grad_y(i, {}, z, b, counts);
+    CHECK(a == b);
+    base.upper_grad_x(i, {}, z, a, counts);
+    shifted->upper_grad_x(i, {}, z, b, counts);
+    CHECK(a == b);
+    base.upper_grad_y(i, {}, z, a, counts);
+    shifted->upper_grad_y(i, {}, z, b, counts);
+    CHECK(a == b);
+  }
+  CHECK(*shifted->reference_solution() == *base.reference_solution());
+  // An explicit y0 = 0 is the default instance.
+  ParamMap zero = kSmall;
+  zero["y0"] = "0";
+  CHECK(fedbench::testing::bilevel_problem("bilevel-quadratic", zero)->initial_point() ==
+        base.initial_point());
+}
