@@ -150,3 +150,40 @@ def sampled_clients(seed: int, participation: str, num_clients: int, round: int,
         return [i for i in range(num_clients)
                 if Stream(seed, "client-sampling", i, round, phase).bernoulli(float(arg))]
     raise ValueError(f"participation {participation!r}")
+
+
+class BilevelDraws:
+    """A client's minibatches of one bilevel round and phase: "oracle-batch-upper" and
+    "oracle-batch-lower" draws share one counter that starts at phase_key(phase, occurrence) and
+    advances once per drawn minibatch (either level); a batch <= 0 is the whole local set: None,
+    and nothing is drawn."""
+
+    def __init__(self, client, round, phase, samples_upper, samples_lower, occurrence=0, seed=SEED):
+        self.client, self.round, self.seed = client, round, seed
+        self.samples = {"upper": samples_upper, "lower": samples_lower}
+        self.draw = phase_key(phase, occurrence)
+
+    def next(self, level, batch):
+        if batch <= 0:
+            return None
+        b = minibatch(self.seed, self.client, self.round, self.draw, batch, self.samples[level],
+                      purpose=f"oracle-batch-{level}")
+        self.draw += 1
+        return b
+
+
+def dropout_responders(seed: int, participation: str, num_clients: int, round: int, phase: int):
+    """The sorted responders of `dropout:M:R` at one (round, phase) for a solver that keeps one
+    client set per round: M candidates drawn as uniform:M's partial Fisher-Yates (in draw order),
+    of which the first M - floor(U R M) respond, U uniform from stream "client-dropout"."""
+    mode, m, r = participation.split(":")
+    assert mode == "dropout"
+    m, r = int(m), float(r)
+    s = Stream(seed, "client-sampling", -1, round, phase)
+    ids = list(range(num_clients))
+    for k in range(m):
+        j = k + s.below(num_clients - k)
+        ids[k], ids[j] = ids[j], ids[k]
+    u = Stream(seed, "client-dropout", -1, round, phase).uniform()
+    keep = m - math.floor(u * r * m)
+    return sorted(ids[:keep])

@@ -17,8 +17,15 @@ hypergradient, eq. (13)). For t = 1..T:
       w^m = HG^m(new) + (1 - beta_{t+1})(w^m - HG^m(x_t^m, y_t^m)).
 Line 2 initialises v^m, w^m at (x_1, y_1) and "generates A_1, B_1".
 
-Full local batches, so the run has no minibatch randomness; with the deterministic Neumann sum
-none at all (the randomized case draws eq. (13)'s k as fedbench does). Rounds:
+Samples (line 17 and eq. (13)): K + 1 independent samples xibar = {xi, zeta_0, .., zeta_{K-1}} and
+one zeta for v, each a minibatch of `batch_size` rows (0: all of the client's rows);
+    HG^m(x, y; xibar) = grad_x f^m(x, y; xi) - grad^2_xy g^m(x, y; zeta_0)
+                        [K theta prod_{i=1}^{k} (I - theta grad^2_yy g^m(x, y; zeta_i))] grad_y f^m(x, y; xi),
+k ~ U{0..K-1} (`neumann = randomized`), or its expectation over k, the deterministic sum
+theta sum_{j<K} prod_{i<=j}(...) (`neumann = deterministic`). Line 2's initial trackers use one
+such draw of `initial_batch` rows. The minibatches and k come from fedbench's streams, in its
+draw order (streams.BilevelDraws: xi, zeta_0..zeta_{K-1}, then k, then v's zeta; line 2 in round
+-1): the plumbing of randomness. Rounds:
 fedbench's round 0 is line 2 (A_1, B_1 from the averaged initial trackers); round r >= 1 ends
 with the synchronisation at t = r q, and its traced model is (x_{rq+1}, y_{rq+1}); the model
 traced after round 0 is still (x_1, y_1).
@@ -42,8 +49,34 @@ Readings shared with fedbench (its documented resolutions of what Algorithm 1 le
 """
 import numpy as np
 
-from bilevel_common import QUAD, BilevelQuadratic, NeumannCoins, local_hypergradient, mean
+from bilevel_common import HYPER, QUAD, QUAD_Y0, problem, theory_neumann
 from refcase import Case
+from streams import BilevelDraws, Stream
+
+
+def mean(vectors):
+    """The server's uniform average over the M clients."""
+    out = np.zeros_like(vectors[0])
+    for v in vectors:
+        out = out + v
+    return out / len(vectors)
+
+
+def hypergradient(prob, m, x, y, sample, theta, K):
+    """Eq. (13) on the draw sample = (xi, [zeta_0..zeta_{K-1}], k); k None: the K-term sum."""
+    xi, zetas, k = sample
+    r = prob.fy(m, x, y, xi)
+    if k is None:
+        total = r.copy()
+        for i in range(1, K):
+            r = r - theta * prob.hvp(m, x, y, r, zetas[i])
+            total = total + r
+        u = theta * total
+    else:
+        for i in range(1, k + 1):
+            r = r - theta * prob.hvp(m, x, y, r, zetas[i])
+        u = K * theta * r
+    return prob.fx(m, x, y, xi) - prob.jvp(m, x, y, u, zetas[0])
 
 
 class Matrices:
@@ -83,21 +116,37 @@ class Matrices:
         return v if self.rule == "identity" else v / (self.b + self.rho)
 
 
-def adafbio(rule="adam", q=3, K=4, theta=0.15, k=1.0, n=8.0, scaling=True, c1=0.8, c2=0.6,
+def adafbio(rule="adam", q=3, K_=4, theta_=0.15, k=1.0, n_=8.0, scaling=True, c1=0.8, c2=0.6,
             gamma=0.05, lam=0.2, rho=0.1, varrho=0.9, sync="average", anchor="local",
-            neumann="deterministic"):
+            neumann="deterministic", batch=0, initial_batch=0):
     def reference(inst, rounds):
-        prob = BilevelQuadratic(inst)
+        prob = problem(inst)
         M = prob.n
-        coins = NeumannCoins(K)
-        # eq. (13)'s index: line 2 draws in fedbench's round -1, the update of iteration t in round t // q + 1
-        kdraw = lambda m, rnd: coins.draw(m, rnd) if neumann == "randomized" else None
-        HG = lambda m, x, y, kn: local_hypergradient(prob, m, x, y, theta, K, kn)
+        theta, K = theory_neumann(inst, rounds) if theta_ is None else (theta_, K_)
+        n = max(k ** 3 * M, 8.0) if n_ is None else n_  # eta_offset = theory (fedbench's preset)
+        streams = {}
+
+        def source(m, rnd):
+            """Client m's draws and Neumann coins in fedbench round rnd (line 2: round -1; the
+            update of iteration t: round t // q + 1)."""
+            if (m, rnd) not in streams:
+                streams[(m, rnd)] = (BilevelDraws(m, rnd, 0, prob.samples_upper[m], prob.samples_lower[m]),
+                                     Stream(0, "neumann-k", m, rnd, 0))
+            return streams[(m, rnd)]
+
+        def xibar(m, rnd, b):
+            d, coins = source(m, rnd)
+            xi = d.next("upper", b)
+            zetas = [d.next("lower", b) for _ in range(K)]
+            k = coins.below(K) if neumann == "randomized" else None
+            return xi, zetas, k
+
+        HG = lambda m, x, y, sample: hypergradient(prob, m, x, y, sample, theta, K)
         # line 2
         x = [prob.x0.copy() for _ in range(M)]
         y = [prob.y0.copy() for _ in range(M)]
-        v = [prob.gy(m, x[m], y[m]) for m in range(M)]
-        w = [HG(m, x[m], y[m], kdraw(m, -1)) for m in range(M)]
+        w = [HG(m, x[m], y[m], xibar(m, -1, initial_batch)) for m in range(M)]
+        v = [prob.gy(m, x[m], y[m], source(m, -1)[0].next("lower", initial_batch)) for m in range(M)]
         mats = Matrices(rule, rho, varrho, prob.dx)
         mats.generate(mean(w), mean(v))
         # rows: z before any round, z after round 0 (line 2 moves nothing), then one row per
@@ -127,27 +176,35 @@ def adafbio(rule="adam", q=3, K=4, theta=0.15, k=1.0, n=8.0, scaling=True, c1=0.
             else:
                 x = [x[m] - gamma * eta * mats.a_inv(w[m]) for m in range(M)]
                 y = [y[m] - lam * eta * mats.b_inv(v[m]) for m in range(M)]
-            for m in range(M):
-                v[m] = prob.gy(m, x[m], y[m]) + (1 - alpha) * (v[m] - prob.gy(m, xo[m], yo[m]))
-                kn = kdraw(m, t // q + 1)  # one xibar (and Neumann index) for both points
-                w[m] = HG(m, x[m], y[m], kn) + (1 - beta) * (w[m] - HG(m, xo[m], yo[m], kn))
+            for m in range(M):  # lines 17-19: one xibar and one zeta for both points
+                sample = xibar(m, t // q + 1, batch)
+                w[m] = HG(m, x[m], y[m], sample) + (1 - beta) * (w[m] - HG(m, xo[m], yo[m], sample))
+                zeta = source(m, t // q + 1)[0].next("lower", batch)
+                v[m] = prob.gy(m, x[m], y[m], zeta) + (1 - alpha) * (v[m] - prob.gy(m, xo[m], yo[m], zeta))
         return np.array(out)
     return reference
 
 
 def params(rule="adam", q=3, K=4, theta=0.15, k=1.0, n=8.0, scaling=True, c1=0.8, c2=0.6,
            gamma=0.05, lam=0.2, rho=0.1, varrho=0.9, sync="average", anchor="local",
-           neumann="deterministic"):
-    return {"matrix": rule, "local_steps": str(q), "batch_size": "0", "initial_batch": "0",
+           neumann="deterministic", batch=0, initial_batch=0):
+    return {"matrix": rule, "local_steps": str(q), "batch_size": str(batch), "initial_batch": str(initial_batch),
             "neumann_terms": str(K), "theta": str(theta), "neumann": neumann,
             "eta_k": str(k), "eta_offset": str(n), "eta_client_scaling": "true" if scaling else "false",
             "c1": str(c1), "c2": str(c2), "gamma": str(gamma), "lambda": str(lam), "rho": str(rho),
             "varrho": str(varrho), "estimator_sync": sync, "storm_anchor": anchor}
 
 
-def case(solver="adafbio", note="", **kw):
-    return Case(solver=solver, problem="bilevel-quadratic", problem_params=QUAD,
-                solver_params=params(**kw), reference=adafbio(**kw),
+def case(solver="adafbio", note="", problem_name="bilevel-quadratic", pp=QUAD, **kw):
+    """kw: the keywords of params(); theta = None: theta, K and eta_offset at `theory`."""
+    sp = params(**kw)
+    if kw.get("theta", 0.15) is None:
+        for key in ("theta", "neumann_terms", "eta_offset"):
+            del sp[key]
+    rename = {"K": "K_", "theta": "theta_", "n": "n_"}
+    ref = adafbio(**{rename.get(key, key): v for key, v in kw.items()})
+    return Case(solver=solver, problem=problem_name, problem_params=pp,
+                solver_params=sp, reference=ref,
                 note=note or f"matrix {kw.get('rule', 'adam')}; A_1, B_1 from the averaged initial trackers")
 
 
@@ -164,4 +221,23 @@ CASES = [
     case(rule="adam", q=1, c1=100.0, c2=100.0, note="q = 1; alpha, beta clipped at 1"),
     case(rule="adam", neumann="randomized", theta=0.2,
          note="eq. (13), k ~ U{0..K-1} from fedbench's neumann-k stream, the same k at both points"),
+    case(rule="adam", pp=QUAD_Y0, neumann="randomized", batch=2, initial_batch=3,
+         note="y0 != 0, minibatches b = 2, b_0 = 3, randomized Neumann"),
+    case(rule="adabelief", pp=QUAD_Y0, q=2, sync="none", anchor="averaged", batch=3,
+         note="y0 != 0, minibatches, initial_batch full, estimator_sync none, storm_anchor averaged"),
+    case(rule="adam", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
+         note="hyper-logreg, full batches, deterministic Neumann"),
+    case(rule="amsgrad", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
+         neumann="randomized", batch=3, initial_batch=5,
+         note="hyper-logreg, minibatches b = 3, b_0 = 5, randomized Neumann"),
+    case(solver="adafbio-nonadaptive", rule="identity", problem_name="hyper-logreg", pp=HYPER,
+         theta=0.5, gamma=0.5, lam=0.5, batch=2, initial_batch=4, anchor="averaged",
+         note="non-adaptive, hyper-logreg, minibatches, storm_anchor averaged"),
+    case(rule="adagrad", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
+         q=1, batch=2, sync="none", note="hyper-logreg, q = 1, minibatches, estimator_sync none"),
+    case(rule="adam", pp=QUAD_Y0, theta=None, neumann="randomized", batch=2, initial_batch=3,
+         note="theory preset (theta, K, eta_offset = max(k^3 M, 8)), y0 != 0, minibatches"),
+    case(rule="adabelief", problem_name="hyper-logreg", pp=HYPER, theta=None, k=0.5, gamma=0.5,
+         lam=0.5, neumann="randomized", batch=3, initial_batch=5,
+         note="theory preset, hyper-logreg, eta_k = 0.5, minibatches"),
 ]
