@@ -100,11 +100,12 @@ std::vector<double> counter_axis(const io::StoredRun& run, const std::string& ax
   return x;
 }
 
-RunState ResultsStore::state(const SuiteRun& run, std::string* why) const {
+RunState ResultsStore::state(const SuiteRun& run, std::string* why, std::string* identity) const {
   const std::string file = run_file(run.id);
   std::error_code ec;
   if (fs::exists(file, ec)) {
     const io::ScreenVerdict verdict = io::screen_run_file(file);
+    if (identity) *identity = verdict.identity;
     std::string reason = verdict_problem(file, verdict);
     RunState state = RunState::corrupt;
     if (reason.empty()) {
@@ -129,10 +130,12 @@ std::string ResultsStore::set_aside(const SuiteRun& run) const {
 
 bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
   std::error_code ec;
-  if (fs::equivalent(donor.dir_, dir_, ec) || donor.state(run) != RunState::done) return false;
-  // The id is a hash of the identity text: compare the text itself as well.
+  if (fs::equivalent(donor.dir_, dir_, ec)) return false;
+  // The id is a hash of the identity text: the text itself must agree too (one screening).
+  std::string identity;
+  if (donor.state(run, nullptr, &identity) != RunState::done) return false;
+  if (!run.identity_text.empty() && identity != run.identity_text) return false;
   const std::string from = donor.run_file(run.id);
-  if (!run.identity_text.empty() && io::screen_run_file(from).identity != run.identity_text) return false;
   // Copied under a name no reader takes for a run, then renamed: a crash leaves no half run.
   const std::string to = run_file(run.id), temporary = to + ".adopting";
   fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, ec);

@@ -28,8 +28,8 @@ class ResultsStore {
   //! this build's code from the data its files hold now; stale: the same, but by other code or
   //! from other data; corrupt: it exists but does not read (or holds another run); partial:
   //! only a .part exists (a run that was stopped). `why` receives the reason of stale and
-  //! corrupt.
-  RunState state(const SuiteRun& run, std::string* why = nullptr) const;
+  //! corrupt. `identity` receives the identity text the file stores (when it reads).
+  RunState state(const SuiteRun& run, std::string* why = nullptr, std::string* identity = nullptr) const;
   //! Moves a corrupt run file to runs/<id>.h5.corrupt (kept for inspection); returns why it
   //! was corrupt.
   std::string set_aside(const SuiteRun& run) const;
