@@ -121,7 +121,7 @@ TEST_CASE("experiments: a claim on the exchanges axis reads the row of that many
   // One seed decides nothing.
   CHECK(results[0].verdict == Verdict::inconclusive);
   CHECK(results[0].line.find(": inconclusive (") != std::string::npos);
-  fs::remove_all(dir);
+  std::filesystem::remove_all(dir);
 }
 
 namespace {
@@ -221,22 +221,39 @@ TEST_CASE("experiments: a quick factor never loosens a claim") {
                   UserError);
 }
 
-TEST_CASE("experiments: rounds of different cost are also compared at equal exchanges") {
-  // GDA talks to the clients once per round, FedGDA-GT twice: at round 10 GDA has spent 10
-  // exchanges and FedGDA-GT 20, so at equal communication FedGDA-GT is read at its round 5.
-  namespace fs = std::filesystem;
-  const std::string dir = "/tmp/fedbench-test-equal-exchanges";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir + "/s.yaml") << "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
-                                 << "problems:\n  - name: two-client-game\n"
-                                 << "solvers:\n  - name: fedgda-gt\n  - name: gda\n    params: {step_size: 0.25}\n";
+namespace {
+
+// A fresh, empty directory at `path`.
+std::string fresh_dir(const std::string& path) {
+  std::filesystem::remove_all(path);
+  std::filesystem::create_directories(path);
+  return path;
+}
+
+// Writes `text` as DIR/NAME.yaml and runs it, quietly on one job, into DIR/RESULTS: the suite as
+// loaded (`into` may narrow it).
+Suite run_written_suite(const std::string& dir, const std::string& name, const std::string& text,
+                        const std::string& results, SuiteOverrides into = {}) {
+  std::ofstream(dir + "/" + name + ".yaml") << text;
+  into.results_dir = dir + "/" + results;
+  Suite suite = load_suite(dir + "/" + name + ".yaml", into);
   SuiteOptions options;
   options.quiet = true;
   options.jobs = 1;
-  SuiteOverrides into;
-  into.results_dir = dir + "/runs-dir";
-  run_suite(load_suite(dir + "/s.yaml", into), options);
+  run_suite(suite, options);
+  return suite;
+}
+
+}  // namespace
+
+TEST_CASE("experiments: rounds of different cost are also compared at equal exchanges") {
+  // GDA talks to the clients once per round, FedGDA-GT twice: at round 10 GDA has spent 10
+  // exchanges and FedGDA-GT 20, so at equal communication FedGDA-GT is read at its round 5.
+  const std::string dir = fresh_dir("/tmp/fedbench-test-equal-exchanges");
+  const std::string both = "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
+                           "problems:\n  - name: two-client-game\n"
+                           "solvers:\n  - name: fedgda-gt\n  - name: gda\n    params: {step_size: 0.25}\n";
+  run_written_suite(dir, "s", both, "runs-dir");
   Claim better;
   better.text = "FedGDA-GT beats GDA";
   better.kind = Claim::Kind::better;
@@ -280,17 +297,14 @@ TEST_CASE("experiments: rounds of different cost are also compared at equal exch
   // A method that keeps its own participation pairs with the others by seed: here GDA on both
   // clients recorded as uniform:2 against FedGDA-GT at full participation.
   {
-    std::ofstream(dir + "/own.yaml") << "name: own\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
-                                     << "problems:\n  - name: two-client-game\n"
-                                     << "solvers:\n  - name: gda\n    participation: \"uniform:2\"\n"
-                                     << "    params: {step_size: 0.25}\n";
-    SuiteOverrides own;
-    own.results_dir = dir + "/own-dir";
-    run_suite(load_suite(dir + "/own.yaml", own), options);
+    run_written_suite(dir, "own",
+                      "name: own\nseeds: [0, 1]\nrounds: 10\neval: {every: 1}\n"
+                      "problems:\n  - name: two-client-game\n"
+                      "solvers:\n  - name: gda\n    participation: \"uniform:2\"\n    params: {step_size: 0.25}\n",
+                      "own-dir");
     SuiteOverrides fed;
-    fed.results_dir = dir + "/fed-dir";
     fed.only_solvers = {"fedgda-gt"};
-    run_suite(load_suite(dir + "/s.yaml", fed), options);
+    run_written_suite(dir, "s", both, "fed-dir", fed);
     const ClaimResult mixed = check_claims({better}, {dir + "/fed-dir", dir + "/own-dir"})[0];
     CHECK(mixed.evidence.n == 2);
     REQUIRE(mixed.units.size() == 2);
@@ -303,7 +317,7 @@ TEST_CASE("experiments: rounds of different cost are also compared at equal exch
   same.solver = "gda";
   same.than = "gda";
   CHECK_FALSE(check_claims({same}, {dir + "/runs-dir"})[0].has_second);
-  fs::remove_all(dir);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("experiments: a budget between two evaluations is judged at both ends of the gap") {
@@ -311,22 +325,14 @@ TEST_CASE("experiments: a budget between two evaluations is judged at both ends 
   // between its rounds 4 and 6. The three-valued rule, computed here from the stored rows: the
   // claim holds if the claimed method's worse reading beats the other's better one, is
   // contradicted if its better reading loses to the other's worse one, else inconclusive.
-  namespace fs = std::filesystem;
-  const std::string dir = "/tmp/fedbench-test-bracketed-budget";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir + "/s.yaml") << "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 2}\n"
-                                 << "problems:\n  - name: two-client-game\n"
-                                 << "solvers:\n  - name: gda\n    params: {step_size: 0.25}\n"
-                                 << "  - name: gda\n    params: {step_size: 0.05}\n"
-                                 << "  - name: gda\n    params: {step_size: 0.24}\n";
-  SuiteOptions options;
-  options.quiet = true;
-  options.jobs = 1;
-  SuiteOverrides into;
-  into.results_dir = dir + "/runs-dir";
-  const Suite suite = load_suite(dir + "/s.yaml", into);
-  run_suite(suite, options);
+  const std::string dir = fresh_dir("/tmp/fedbench-test-bracketed-budget");
+  const Suite suite = run_written_suite(dir, "s",
+                                        "name: s\nseeds: [0, 1]\nrounds: 10\neval: {every: 2}\n"
+                                        "problems:\n  - name: two-client-game\n"
+                                        "solvers:\n  - name: gda\n    params: {step_size: 0.25}\n"
+                                        "  - name: gda\n    params: {step_size: 0.05}\n"
+                                        "  - name: gda\n    params: {step_size: 0.24}\n",
+                                        "runs-dir");
   // rel_error of each step size at rounds 4 and 6, from the files.
   std::map<std::string, std::pair<double, double>> at;
   for (const auto& run : suite.runs) {
@@ -395,4 +401,5 @@ TEST_CASE("experiments: a budget between two evaluations is judged at both ends 
   CHECK(e.sides[0].median == fast6);
   CHECK(e.sides[1].median == slow6);
   CHECK(e.verdict == (fast6 < slow6 ? Verdict::holds : Verdict::contradicted));
+  std::filesystem::remove_all(dir);
 }
