@@ -16,7 +16,9 @@
 // Resolved ambiguities: eq. (5)'s "-1/2 x1^T C x1" is read as x2 (a typo in the paper: C acts
 // on the max player); d = 20 per player (the authors' stochastic script and notebooks; their
 // deterministic script used 10). `heterogeneity` is our optional knob, not in the paper:
-// client i adds s_i ~ N(0, heterogeneity^2 I) to every zeta_ij; 0 reproduces the paper.
+// client i adds s_i ~ N(0, heterogeneity^2 I) to every zeta_ij; 0 reproduces the paper. The
+// start (x0, y0) is our knob too: the paper's runs start at 0 (the defaults); a nonzero start
+// lets tests tell an algorithm's initial state from a zero vector.
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/text.hpp"
@@ -43,6 +45,7 @@ class QuadraticGame : public AffineGame {
     int dim;
     double mu_min, mu_max, b_max, heterogeneity;
     std::int64_t instance_seed;
+    double x0, y0;
   };
   static void declare(Schema<Params>& s) {
     s.integer("clients", &Params::clients, "20", {.ge = 1}, "M, number of clients")
@@ -55,7 +58,9 @@ class QuadraticGame : public AffineGame {
         .real("heterogeneity", &Params::heterogeneity, "0", {.ge = 0},
               "std of a per-client shift of zeta (heterogeneity knob; 0 = paper)")
         .integer("instance_seed", &Params::instance_seed, "1024", {.ge = 0},
-                 "seed of the instance (not of the run)");
+                 "seed of the instance (not of the run)")
+        .real("x0", &Params::x0, "0", {}, "starting value of every entry of x (0 = the paper)")
+        .real("y0", &Params::y0, "0", {}, "starting value of every entry of y (0 = the paper)");
   }
 
   explicit QuadraticGame(const Params& p) {
@@ -88,7 +93,9 @@ class QuadraticGame : public AffineGame {
       }
     };
     ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))).parallel_for(p.clients, build_client);
-    set_components(d, d, std::move(clients));
+    Vec z0(2 * d);
+    z0 << Vec::Constant(d, p.x0), Vec::Constant(d, p.y0);
+    set_components(d, d, std::move(clients), std::move(z0));
   }
 
   std::string problem_class() const override { return "SC-SC quadratic game"; }

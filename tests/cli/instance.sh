@@ -171,7 +171,7 @@ for f in files:
 PY
 then failures=$((failures + 1)); echo "FAIL: instance --clients is not -p clients"; fi
 
-expect_fail 2 "fedbench: problem quadratic-game: unknown parameter 'dim_per_player'; valid: b_max, clients, dim, heterogeneity, instance_seed, mu_max, mu_min, samples" \
+expect_fail 2 "fedbench: problem quadratic-game: unknown parameter 'dim_per_player'; valid: b_max, clients, dim, heterogeneity, instance_seed, mu_max, mu_min, samples, x0, y0" \
   "$fedbench" instance quadratic-game -p dim_per_player=3 -o "$scratch/x.h5"
 checks=$((checks + 1))
 [ -e "$scratch/x.h5" ] && { echo "FAIL: a rejected instance wrote a file"; failures=$((failures + 1)); }

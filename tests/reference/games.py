@@ -13,6 +13,12 @@ import numpy as np
 
 QUADRATIC_GAME = {"clients": "3", "samples": "4", "dim": "2", "heterogeneity": "1"}
 MATRIX_GAME = {"clients": "3", "dim": "4"}
+# A start away from 0 (x and y at different values), so that an initial state taken as 0 where
+# the algorithm starts from z_0, or x's start read for y's, shows.
+GAME_OFF_ZERO = dict(QUADRATIC_GAME, x0="0.7", y0="-0.4")
+# Participation on three clients, each mode: i.i.d. draws (a client may run twice in a round),
+# independent coins (a round may have nobody) and drop-outs among uniform candidates.
+PARTIAL = ("iid:3", "bernoulli:0.5", "dropout:3:0.6")
 
 
 def solver_params(**kw):

@@ -1,7 +1,8 @@
 """Shared mechanics of the reference transcriptions (tests/reference/*/*.py).
 
-Each transcription module holds numpy code written from a paper's pseudocode (never from
-fedbench's C++) and a list CASES of `Case` objects. run.py runs each case through fedbench
+Each transcription module holds numpy code and a list CASES of `Case` objects; its docstring
+says what it was written from (a paper's pseudocode, the authors' released code, or, where
+neither was at hand, fedbench's documented reading: README.md has the table). run.py runs each case through fedbench
 (`fedbench instance` for the data, `fedbench run --trace-iterates --eval-every 1` for the
 iterates) and through the transcription, and requires the server iterates of every round to
 agree, block by block: x and y each to a relative 1e-12 of its own scale (max |a - b| / max |b|
@@ -103,10 +104,13 @@ def run_case(fedbench: str, case: Case, workdir: Optional[str] = None) -> np.nda
         sargs = [a for k, v in case.solver_params.items() for a in ("-s", f"{k}={v}")]
         subprocess.run([fedbench, "instance", case.problem, *pargs, "-o", inst_path],
                        check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([fedbench, "run", "--problem", case.problem, "--solver", case.solver,
-                        *pargs, *sargs, "--participation", case.participation,
-                        "--rounds", str(case.rounds), "--eval-every", "1", "--threads", "1",
-                        "--trace-iterates", trace_path, "-q"], check=True)
+        run = subprocess.run([fedbench, "run", "--problem", case.problem, "--solver", case.solver,
+                              *pargs, *sargs, "--participation", case.participation,
+                              "--rounds", str(case.rounds), "--eval-every", "1", "--threads", "1",
+                              "--trace-iterates", trace_path, "-q"], capture_output=True, text=True)
+        if run.returncode != 0:
+            raise AssertionError(f"{case.solver}: fedbench run exited {run.returncode} "
+                                 f"({case.participation}): {run.stderr.strip() or run.stdout.strip()[-300:]}")
         ours = read_trace(trace_path)
         inst = Instance(inst_path)
         theirs = np.asarray(case.reference(inst, case.rounds), dtype=float)

@@ -93,9 +93,9 @@ class Draws:
     draw numbers phase_key(phase), phase_key(phase) + 1, ..., one per call of next(). A batch
     size <= 0 is the full local batch: next() gives None and draws nothing."""
 
-    def __init__(self, client, round, batch, samples, phase=0, seed=SEED):
+    def __init__(self, client, round, batch, samples, phase=0, seed=SEED, occurrence=0):
         self.client, self.round, self.batch, self.samples = client, round, batch, samples
-        self.draw, self.seed = phase_key(phase), seed
+        self.draw, self.seed = phase_key(phase, occurrence), seed
 
     def next(self):
         if self.batch <= 0:
@@ -111,10 +111,10 @@ class Reshuffler:
     epoch counter that starts at phase_key(phase)), cut into consecutive chunks of `batch` (<= 0
     or >= n: the whole permutation; the last chunk may be shorter)."""
 
-    def __init__(self, client, round, phase, batch, n, seed=SEED):
+    def __init__(self, client, round, phase, batch, n, seed=SEED, occurrence=0):
         self.client, self.round, self.n = client, round, n
         self.batch = n if batch <= 0 or batch >= n else batch
-        self.epoch = phase_key(phase)
+        self.epoch = phase_key(phase, occurrence)
         self.pos, self.perm, self.seed = None, None, seed
 
     def next(self):
@@ -132,10 +132,11 @@ class Reshuffler:
 
 
 def sampled_clients(seed: int, participation: str, num_clients: int, round: int, phase: int):
-    """The sorted client ids fedbench's sampler picks (full, uniform:M, iid:M, bernoulli:Q)."""
+    """The sorted client ids fedbench's sampler picks (full, uniform:M, iid:M, bernoulli:Q,
+    dropout:M:R); under iid:M an id appears once per draw."""
     if participation == "full":
         return list(range(num_clients))
-    mode, arg = participation.split(":")
+    mode, arg = participation.split(":")[:2]
     if mode == "uniform":
         s = Stream(seed, "client-sampling", -1, round, phase)
         ids = list(range(num_clients))
@@ -149,7 +150,26 @@ def sampled_clients(seed: int, participation: str, num_clients: int, round: int,
     if mode == "bernoulli":
         return [i for i in range(num_clients)
                 if Stream(seed, "client-sampling", i, round, phase).bernoulli(float(arg))]
+    if mode == "dropout":
+        return dropout_responders(seed, participation, num_clients, round, phase)
     raise ValueError(f"participation {participation!r}")
+
+
+def participants(seed: int, participation: str, num_clients: int, round: int, phase: int,
+                 redraw: bool = False):
+    """(client, occurrence) for every sampled slot of (round, phase), in client order: a client
+    drawn twice under iid:M runs twice, its second run with occurrence 1 (fresh streams,
+    phase_key(phase, 1)) and after its first. redraw: the responders of `dropout:M:R` among
+    phase 0's candidates drawn afresh in this phase (redrawn_responders)."""
+    if redraw and phase > 0 and participation.startswith("dropout:"):
+        ids = redrawn_responders(seed, participation, num_clients, round, phase)
+    else:
+        ids = sampled_clients(seed, participation, num_clients, round, 0 if redraw else phase)
+    slots, seen = [], {}
+    for i in ids:
+        slots.append((i, seen.get(i, 0)))
+        seen[i] = seen.get(i, 0) + 1
+    return slots
 
 
 class BilevelDraws:
@@ -179,11 +199,36 @@ def dropout_responders(seed: int, participation: str, num_clients: int, round: i
     mode, m, r = participation.split(":")
     assert mode == "dropout"
     m, r = int(m), float(r)
+    ids = _candidates(seed, m, num_clients, round, phase)
+    return sorted(ids[:_kept(seed, m, r, round, phase)])
+
+
+def _candidates(seed, m, num_clients, round, phase):
+    """uniform:M's partial Fisher-Yates: the M candidates in draw order."""
     s = Stream(seed, "client-sampling", -1, round, phase)
     ids = list(range(num_clients))
     for k in range(m):
         j = k + s.below(num_clients - k)
         ids[k], ids[j] = ids[j], ids[k]
+    return ids[:m]
+
+
+def _kept(seed, m, r, round, phase):
+    """How many of M candidates respond: M - floor(U R M), U from stream "client-dropout"."""
     u = Stream(seed, "client-dropout", -1, round, phase).uniform()
-    keep = m - math.floor(u * r * m)
-    return sorted(ids[:keep])
+    return m - math.floor(u * r * m)
+
+
+def redrawn_responders(seed: int, participation: str, num_clients: int, round: int, phase: int):
+    """Phase `phase` > 0 of a round that keeps phase 0's candidates (CD-MAGE's same-candidates,
+    the authors' code): this phase's drop-out count, and which candidates respond drawn afresh
+    by a partial Fisher-Yates over the candidates (stream "client-redraw")."""
+    mode, m, r = participation.split(":")
+    m, r = int(m), float(r)
+    cands = _candidates(seed, m, num_clients, round, 0)
+    keep = _kept(seed, m, r, round, phase)
+    s = Stream(seed, "client-redraw", -1, round, phase)
+    for k in range(keep):
+        j = k + s.below(m - k)
+        cands[k], cands[j] = cands[j], cands[k]
+    return sorted(cands[:keep])

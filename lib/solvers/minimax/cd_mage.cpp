@@ -22,7 +22,10 @@
 // keeps phase A's candidates and, under its drop-outs (`dropout:M:R` participation), redraws
 // which of them respond in phase B: `same-candidates`, the default (without drop-outs it is
 // `same`). Minibatches by random reshuffling (Section 4.3, Theorem 3)
-// with a fresh iterator every round; last iterate reported.
+// with a fresh iterator every round; last iterate reported. A round whose phase A has no
+// responders (possible under `bernoulli:Q`, or `iid`/`independent` phase B) has no w_t: its
+// phase-B clients keep the model and the server does not move (ours; the paper samples a
+// nonempty S'_t). CD-MAGE+'s recursion starts at the first phase A that had responders.
 // Theory preset (c_eta, c_gamma = theory; Section 4.1, Theorem 1 through Lemma 5): gamma =
 // 1/(87 L_f K), eta = min{1/(36 L_f K), 1/(4 L_Phi K), mu^2 gamma/(21 L12^2)} with L_f the
 // largest client Lipschitz constant, L12 <= L_f, L_Phi = L_f (1 + L_f/mu) and mu the problem's
@@ -105,13 +108,16 @@ struct CdMage {
     return std::min(1.0, p.c_alpha / std::pow(static_cast<double>(t + 1), 2 * p.rho));
   }
 
-  void init(ServerCtx& server) { previous_ = server.model(); }
+  //! Whether phase B of this round has a w_t: phase A of this round had responders.
+  bool estimate_of_round(const ServerCtx& server) const {
+    return p.estimator == Params::Estimator::none || collected_round_ == server.round();
+  }
 
   void server_begin(ServerCtx& server, Down& d) const {
-    server_.broadcast(server, update_phase(server.phase()) && p.estimator != Params::Estimator::none,
+    server_.broadcast(server, update_phase(server.phase()) && p.estimator != Params::Estimator::none &&
+                                  estimate_of_round(server),
                       d.model, d.estimate);
-    d.previous.sent = !update_phase(server.phase()) && p.estimator == Params::Estimator::storm &&
-                      server.round() > 0;
+    d.previous.sent = !update_phase(server.phase()) && p.estimator == Params::Estimator::storm && has_estimate_;
     if (d.previous.sent) d.previous.value = previous_;
   }
 
@@ -125,9 +131,13 @@ struct CdMage {
       }
       return;
     }
+    st.z = d.model;
+    if (p.estimator != Params::Estimator::none && !d.estimate.sent) {  // no w_t this round
+      up.payload = st.z;
+      return;
+    }
     const Index dx = c.dim_x(), dy = c.dim() - dx;
     const double eta = schedule(p.c_eta, t), gamma = schedule(p.c_gamma, t);
-    st.z = d.model;
     for (int k = 0; k < p.local_steps; ++k) {
       const auto batch = c.oracle().next_reshuffled(p.batch_size);
       c.oracle().op_on(batch, st.z, st.a);
@@ -145,19 +155,24 @@ struct CdMage {
 
   void server_end(ServerCtx& server, std::span<const Up> uploads) {
     if (update_phase(server.phase())) {
-      if (p.estimator == Params::Estimator::storm) previous_ = server.model();  // z_t becomes z_{t-1}
+      if (!estimate_of_round(server)) return;  // no w_t: the model stays
       server_.update(server, uploads, 1.0, 1.0);  // the plain average of the local models
       return;
     }
-    if (p.estimator == Params::Estimator::storm && server.round() > 0)
+    if (p.estimator == Params::Estimator::storm && has_estimate_)
       server_.collect(uploads, 1.0 - alpha(server.round()));  // eq. (3)
     else
       server_.collect(uploads);  // eq. (2)
+    has_estimate_ = true;
+    collected_round_ = server.round();
+    if (p.estimator == Params::Estimator::storm) previous_ = server.model();  // eq. (3)'s next z_{t-1}
   }
 
  private:
   TwoPhaseServer server_;
-  Vec previous_;
+  Vec previous_;                         // where the last w_t was collected
+  bool has_estimate_ = false;            // some phase A had responders
+  std::int64_t collected_round_ = -1;    // the last round whose phase A had responders
 };
 
 FEDBENCH_REGISTER_SOLVER(CdMage, "cd-mage",

@@ -12,7 +12,9 @@
 // L^4 K^4 g^3 + 2 L^2 K^2 g - mu K = 0, L = max_i ||M_i||_2, mu = min_i mu_i: the formula of
 // Zhang et al.'s code (github.com/isayantan/ProxSkipVIP), which cites p. 20 of Sun & Wei;
 // Zhang et al.'s text does not give it.
-// Deterministic only (full local batches), as in the paper.
+// Deterministic only (full local batches), as in the paper. The paper has every agent in every
+// round; under partial participation (our extension) one sampled set does both exchanges of a
+// round, since phase 1 needs each client's f_i(x-bar) from phase 0.
 #include <algorithm>
 #include <cmath>
 
@@ -65,6 +67,7 @@ struct FedGdaGt {
   Vec op_mean_;  // server scratch: F(x-bar)
 
   int phases() const { return 2; }
+  bool same_clients_every_phase() const { return true; }
 
   void server_begin(ServerCtx& s, Down& d) const {
     d.payload = s.phase() == 0 ? s.model() : op_mean_;

@@ -13,8 +13,12 @@
 //            upload the local model; the server applies the global rates as FSGDA does.
 // Without the correction (-c_i + v_t) it is FSGDA (the cited paper's special case). Resolved
 // (our reading of the reconstruction): v_t from the same S_t, c_i on a fresh minibatch.
+// A client drawn twice in one round (iid:M) keeps one c_i per draw: its k-th stage-2 run
+// corrects with its k-th stage-1 gradient, as two distinct participants would.
 // Communication: stage 1 d1 + d2 down and up, stage 2 2 (d1 + d2) down (model and v_t) and
 // d1 + d2 up.
+#include <vector>
+
 #include "engine/solver.hpp"
 #include "solvers/common/two_phase_server.hpp"
 
@@ -48,7 +52,10 @@ struct Sagda {
     auto fields() const { return std::tie(payload); }
   };
   struct Client {
-    Vec c, z, g;
+    std::vector<Vec> c;  // c_i of each of this round's draws of the client (one but under iid:M)
+    std::int64_t round = -1;
+    std::size_t draws = 0, used = 0;  // stage-1 draws this round; stage-2 runs so far
+    Vec z, g;
   };
 
   int phases() const { return 2; }
@@ -59,15 +66,22 @@ struct Sagda {
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
     if (c.phase() == 0) {
-      c.oracle().op(d.model, st.c, p.batch_size);
-      up.payload = st.c;
+      if (st.round != c.round()) {  // the client's first draw this round
+        st.round = c.round();
+        st.draws = st.used = 0;
+      }
+      if (st.c.size() <= st.draws) st.c.emplace_back();
+      Vec& c_i = st.c[st.draws++];
+      c.oracle().op(d.model, c_i, p.batch_size);
+      up.payload = c_i;
       return;
     }
+    const Vec& c_i = st.c[st.used++];
     const Index dx = c.dim_x(), dy = c.dim() - dx;
     st.z = d.model;
     for (int k = 0; k < p.local_steps; ++k) {
       c.oracle().op(st.z, st.g, p.batch_size);
-      st.g += d.correction.value - st.c;  // the operator is (grad_x, -grad_y): one correction for both
+      st.g += d.correction.value - c_i;  // the operator is (grad_x, -grad_y): one correction for both
       st.z.head(dx) -= p.eta_xl * st.g.head(dx);
       st.z.tail(dy) -= p.eta_yl * st.g.tail(dy);
       c.project(st.z);

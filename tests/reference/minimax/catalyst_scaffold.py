@@ -26,7 +26,8 @@ streams.py), minibatches by random reshuffling.
 import numpy as np
 
 import streams
-from games import QUADRATIC_GAME as GAME, client_grads, read_game, solver_params as params
+from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game,
+                   solver_params as params)
 from refcase import Case
 from streams import SEED, Reshuffler
 
@@ -54,17 +55,20 @@ def catalyst_scaffold_s(round_lengths, local_steps, batch_size, stage_iterations
         out = [z.copy()]
         pending = []
         for t in range(rounds):
+            S_t = streams.participants(SEED, participation, n, t, 0)
+            if not S_t:  # nobody sampled: the round changes nothing, the schedule included
+                out.append(z.copy())
+                continue
             if not pending:  # a new proximal stage
                 z_ref = z.copy()
                 pending = stage_round_lengths(round_lengths, local_steps, stage_iterations, t)
             K_r = pending.pop(0)
-            S_t = streams.sampled_clients(SEED, participation, n, t, 0)
-            grads = [client_grads(inst, i, None, z, dx) for i in S_t]   # phase A
+            grads = [client_grads(inst, i, None, z, dx) for i, _ in S_t]   # phase A
             g_x = np.mean([g[0] for g in grads], axis=0)
             g_y = np.mean([g[1] for g in grads], axis=0)
             finals = []
-            for i in S_t:                                                # phase B, same clients
-                batches = Reshuffler(i, t, 1, batch_size, int(samples[i]))
+            for i, occ in S_t:                                           # phase B, same clients
+                batches = Reshuffler(i, t, 1, batch_size, int(samples[i]), occurrence=occ)
                 x, y = z[:dx].copy(), z[dx:].copy()
                 for k in range(K_r):
                     B = batches.next()
@@ -103,4 +107,12 @@ CASES = [
                                        participation="uniform:2"),
          participation="uniform:2",
          note="2 of 3 clients (the same set in both phases), reshuffled minibatches"),
+] + [
+    Case(solver="catalyst-scaffold-s", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(round_lengths="geometric", local_steps=3, batch_size=2,
+                              stage_iterations=10, eta_l=0.15, global_ratio=0.8, theta=1.5),
+         reference=catalyst_scaffold_s("geometric", 3, 2, 10, 0.15, global_ratio=0.8, theta=1.5,
+                                       participation=mode),
+         participation=mode, note=f"{mode}, z_0 != 0; one client set for both phases")
+    for mode in PARTIAL
 ]

@@ -25,7 +25,8 @@ iterator every round (draws reproduced with streams.py).
 import numpy as np
 
 import streams
-from games import QUADRATIC_GAME as GAME, client_grads, read_game, solver_params as params
+from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game,
+                   solver_params as params)
 from refcase import Case
 from streams import SEED, Reshuffler
 
@@ -46,10 +47,13 @@ def codasca(local_steps, batch_size, stage_iterations, eta_l, eta_g=1.0, theta=0
             if t % rounds_per_stage == 0:
                 x_ref = z[:dx].copy()        # proximal centre of stage s
             eta = eta_l / 3 ** s
-            S_t = streams.sampled_clients(SEED, participation, n, t, 0)
+            slots = streams.participants(SEED, participation, n, t, 0)
+            if not slots:  # nobody sampled: the round changes nothing
+                out.append(z.copy())
+                continue
             finals, deltas = [], []
-            for i in S_t:
-                batches = Reshuffler(i, t, 0, batch_size, int(samples[i]))
+            for i, occ in slots:  # a client drawn twice starts its second run from its new c_i
+                batches = Reshuffler(i, t, 0, batch_size, int(samples[i]), occurrence=occ)
                 x, y = z[:dx].copy(), z[dx:].copy()
                 for k in range(K):
                     gx, gy = client_grads(inst, i, batches.next(), np.concatenate([x, y]), dx)
@@ -107,4 +111,25 @@ CASES = [
                            participation="uniform:2"),
          participation="uniform:2",
          note="2 of 3 clients, reshuffled minibatches; stages of 7 rounds"),
+] + [
+    Case(solver="codasca", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(local_steps=2, batch_size=3, stage_iterations=8, eta_l=0.3,
+                              eta_g=0.9, theta=1.0, control_variates=True,
+                              dual_control_variate=dual),
+         reference=codasca(2, 3, 8, 0.3, eta_g=0.9, theta=1.0, dual_control_variate=dual,
+                           participation=mode),
+         participation=mode, note=f"{mode}, z_0 != 0, dual variate {dual}")
+    for mode, dual in zip(PARTIAL, (True, False, True))
+] + [
+    Case(solver="coda-plus", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(local_steps=3, batch_size=2, stage_iterations=9, eta_l=0.25,
+                              theta=2.0, eta_g=1.2, control_variates=True),
+         reference=codasca(3, 2, 9, 0.25, eta_g=1.2, theta=2.0, participation="iid:3"),
+         participation="iid:3",
+         note="coda-plus with variates and a server rate is CODASCA: iid:3, z_0 != 0"),
+    Case(solver="codasca", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(local_steps=3, batch_size=0, stage_iterations=9, eta_l=0.3,
+                              control_variates=False),
+         reference=codasca(3, 0, 9, 0.3, theta=0.0, control_variates=False),
+         note="codasca without variates, at its default theta = 0, z_0 != 0"),
 ]

@@ -23,7 +23,7 @@ rounds. Minibatch draws reproduced with streams.py (ClientOracle::draw keys).
 import numpy as np
 
 import streams
-from games import QUADRATIC_GAME as GAME, client_grads, read_game, solver_params as params
+from games import QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game, solver_params as params
 from refcase import Case
 from streams import SEED
 
@@ -39,14 +39,17 @@ def fed_norm_sgda(local_steps, eta_xl, eta_yl, gamma_x=1.0, gamma_y=1.0, snapsho
         for t in range(rounds):
             if snapshot_period > 0 and t % snapshot_period == 0:
                 snapshot = z[:dx].copy()   # x~ <- x_t every S rounds
-            S_t = streams.sampled_clients(SEED, participation, n, t, 0)
             hx, hy = [], []
-            for i in S_t:
+            slots = streams.participants(SEED, participation, n, t, 0)
+            if not slots:  # nobody sampled: the round changes nothing
+                out.append(z.copy())
+                continue
+            for i, occ in slots:
                 x, y = z[:dx].copy(), z[dx:].copy()
                 sx, sy = np.zeros(dx), np.zeros(len(z) - dx)
                 for k in range(K):
                     B = None if batch_size <= 0 else streams.minibatch(
-                        SEED, i, t, streams.phase_key(0) + k, batch_size, int(samples[i]))
+                        SEED, i, t, streams.phase_key(0, occ) + k, batch_size, int(samples[i]))
                     gx, gy = client_grads(inst, i, B, np.concatenate([x, y]), dx)
                     if snapshot_period > 0:
                         gy = client_grads(inst, i, B, np.concatenate([snapshot, y]), dx)[1]
@@ -91,4 +94,12 @@ CASES = [
                               eta_yl=0.2, gamma_x=1, gamma_y=1),
          reference=fed_norm_sgda(4, 0.2, 0.2, snapshot_period=2),
          note="rates 1: the plain average; snapshot every 2 rounds"),
+] + [
+    Case(solver="fedsgda-plus", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(local_steps=2, batch_size=2, snapshot_period=3, eta_xl=0.25,
+                              eta_yl=0.2, gamma_x=1.3, gamma_y=0.9),
+         reference=fed_norm_sgda(2, 0.25, 0.2, gamma_x=1.3, gamma_y=0.9, snapshot_period=3,
+                                 batch_size=2, participation=mode),
+         participation=mode, note=f"{mode}, z_0 != 0; snapshot every 3 rounds")
+    for mode in PARTIAL
 ]

@@ -5,13 +5,16 @@ Round t: the server sends z_t = (x_t, y_t), every agent returns its gradients at
 sends back their mean; each agent runs K gradient-tracking descent-ascent steps from z_t,
     x <- x - gamma (grad_x f_i(x, y) - grad_x f_i(z_t) + grad_x f(z_t)),
     y <- y + gamma (grad_y f_i(x, y) - grad_y f_i(z_t) + grad_y f(z_t)),
-and the server averages the agents' models. Deterministic (full local gradients).
+and the server averages the agents' models. Deterministic (full local gradients). The paper
+has every agent in every round; under partial participation (fedbench's extension) one sampled
+set does both exchanges of a round.
 """
 import numpy as np
 
-from games import (QUADRATIC_GAME as GAME, affine_operator as operator, max_client_norm,
-                   strong_monotonicity)
+from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator,
+                   max_client_norm, strong_monotonicity)
 from refcase import Case
+from streams import SEED, participants
 
 
 def theory_step(inst, K):
@@ -31,7 +34,7 @@ def theory_step(inst, K):
     return 0.5 * min(2 * mu / L ** 2, 1 / (2 * mu * K), 0.5 * (lo + hi))
 
 
-def fedgda_gt(gamma, local_steps):
+def fedgda_gt(gamma, local_steps, participation="full"):
     def reference(inst, rounds):
         nonlocal gamma
         if gamma is None:
@@ -39,14 +42,18 @@ def fedgda_gt(gamma, local_steps):
         n = int(inst.attrs["num_clients"])
         z = np.array(inst["initial_point"], dtype=float)
         out = [z.copy()]
-        for _ in range(rounds):
-            at_z = [operator(inst, i, z) for i in range(n)]
+        for t in range(rounds):
+            agents = [i for i, _ in participants(SEED, participation, n, t, 0)]
+            if not agents:  # nobody sampled: the round changes nothing
+                out.append(z.copy())
+                continue
+            at_z = [operator(inst, i, z) for i in agents]
             F = np.mean(at_z, axis=0)
             models = []
-            for i in range(n):
+            for i, at_z_i in zip(agents, at_z):
                 w = z.copy()
                 for _ in range(local_steps):
-                    w = w - gamma * (operator(inst, i, w) - at_z[i] + F)
+                    w = w - gamma * (operator(inst, i, w) - at_z_i + F)
                 models.append(w)
             z = np.mean(models, axis=0)
             out.append(z.copy())
@@ -64,4 +71,9 @@ CASES = [
     Case(solver="fedgda-gt", problem="quadratic-game", problem_params=GAME,
          solver_params={"local_steps": "4"}, reference=fedgda_gt(None, 4),
          note="theory step of Zhang et al.'s code (Sun & Wei p. 20)"),
+] + [
+    Case(solver="fedgda-gt", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"local_steps": "3", "step_size": "0.3"}, participation=mode,
+         reference=fedgda_gt(0.3, 3, mode), note=f"{mode}, z_0 != 0; one client set for both exchanges")
+    for mode in PARTIAL
 ]

@@ -24,7 +24,7 @@ draws reproduced with streams.py.
 import numpy as np
 
 import streams
-from games import QUADRATIC_GAME as GAME, client_grads, read_game, solver_params as params
+from games import QUADRATIC_GAME as GAME, GAME_OFF_ZERO, client_grads, read_game, solver_params as params
 from refcase import Case
 from streams import SEED
 
@@ -32,9 +32,12 @@ from streams import SEED
 def fedsgda_m(local_steps, eta_x, eta_y, alpha, batch_size=0, initial_batch=0):
     def reference(inst, rounds):
         n, dx, samples, z = read_game(inst)
-        assert initial_batch == 0, "the transcription takes the initial estimate on full batches"
-        # Each client's first estimate on its whole data at z_0 (the larger first batch).
-        est = [np.concatenate(client_grads(inst, i, None, z, dx)) for i in range(n)]
+        # Each client's first estimate at z_0 on the larger first batch (0: its whole data),
+        # drawn before round 0 (fedbench's set-up draws: round -1).
+        def first_batch(i):
+            return None if initial_batch <= 0 else streams.minibatch(
+                SEED, i, -1, streams.phase_key(0), initial_batch, int(samples[i]))
+        est = [np.concatenate(client_grads(inst, i, first_batch(i), z, dx)) for i in range(n)]
         out = [z.copy()]
         for t in range(rounds):
             finals, ests = [], []
@@ -70,4 +73,9 @@ CASES = [
                               eta_y=0.2, alpha=0.5),
          reference=fedsgda_m(4, 0.15, 0.2, 0.5, batch_size=2),
          note="minibatches with replacement, the same xi at both points"),
+    Case(solver="fedsgda-m", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(local_steps=3, batch_size=1, initial_batch=6, eta_x=0.15,
+                              eta_y=0.2, alpha=0.4),
+         reference=fedsgda_m(3, 0.15, 0.2, 0.4, batch_size=1, initial_batch=6),
+         note="first estimates on 6 draws at z_0 != 0 (set-up draws, round -1)"),
 ]

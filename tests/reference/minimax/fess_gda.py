@@ -18,10 +18,10 @@ following the projected x_{t+1} instead differs by 6e-2 from round 2 on).
 """
 import numpy as np
 
-from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, affine_operator,
+from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, GAME_OFF_ZERO, PARTIAL, affine_operator,
                    matrix_operator, project_simplices, samples_per_client)
 from refcase import Case
-from streams import SEED, minibatch, phase_key, sampled_clients
+from streams import SEED, minibatch, participants, phase_key
 
 
 def fess_gda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, p, beta, participation="full",
@@ -35,13 +35,16 @@ def fess_gda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, p, beta, participati
         anchor = x.copy()  # z_0 = x_0
         out = [z0.copy()]
         for t in range(rounds):
-            clients = sampled_clients(SEED, participation, n, t, 0)
             xs, ys = [], []
-            for i in clients:
+            slots = participants(SEED, participation, n, t, 0)
+            if not slots:  # nobody sampled: the round changes nothing
+                out.append(np.concatenate([x, y]))
+                continue
+            for i, occ in slots:
                 w = np.concatenate([x, y])
                 for k in range(K):
                     batch = None if batch_size == 0 else \
-                        minibatch(SEED, i, t, phase_key(0) + k, batch_size, m)
+                        minibatch(SEED, i, t, phase_key(0, occ) + k, batch_size, m)
                     g = operator(inst, i, w, batch)  # (grad_x f_i, -grad_y f_i), one batch
                     w = np.concatenate([w[:dx] - eta_xl * g[:dx], w[dx:] - eta_yl * g[dx:]])
                     w = project(w)  # line 8 (the whole feasible set)
@@ -93,4 +96,10 @@ CASES = [
          reference=fess_gda(3, 0, 0.3, 0.4, 1.5, 1.8, 0.8, 0.4, operator=matrix_operator,
                             project=project_simplices),
          note="z_0 = x_0; X a simplex: anchor from x_{t+1} before projection (undocumented)"),
+] + [
+    Case(solver="fess-gda", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(2, 2, 0.15, 0.25, 1.2, 1.0, 1.0, 0.6), participation=mode,
+         reference=fess_gda(2, 2, 0.15, 0.25, 1.2, 1.0, 1.0, 0.6, mode),
+         note=f"{mode}, z_0 = x_0 != 0")
+    for mode in PARTIAL
 ]

@@ -19,9 +19,9 @@ round. The draws themselves come from streams.py.
 """
 import numpy as np
 
-from games import QUADRATIC_GAME as GAME, affine_operator as operator, max_client_norm
+from games import QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator, max_client_norm
 from refcase import Case
-from streams import Draws, Reshuffler
+from streams import SEED, Draws, Reshuffler, participants
 
 
 def theory_step(inst, K):
@@ -31,7 +31,8 @@ def theory_step(inst, K):
     return 1.0 / (21 * K * max_client_norm(inst))
 
 
-def local_seg(gamma1, gamma2, local_steps, batch_size, same_batch=False, reshuffle=False):
+def local_seg(gamma1, gamma2, local_steps, batch_size, same_batch=False, reshuffle=False,
+              participation="full"):
     def reference(inst, rounds):
         nonlocal gamma1, gamma2
         if gamma1 is None:
@@ -42,11 +43,11 @@ def local_seg(gamma1, gamma2, local_steps, batch_size, same_batch=False, reshuff
         out = [z.copy()]
         for r in range(rounds):
             models = []
-            for i in range(n):
+            for i, occ in participants(SEED, participation, n, r, 0):
                 if reshuffle:
-                    draws = Reshuffler(i, r, 0, batch_size, m)
+                    draws = Reshuffler(i, r, 0, batch_size, m, occurrence=occ)
                 else:
-                    draws = Draws(i, r, batch_size, m)
+                    draws = Draws(i, r, batch_size, m, occurrence=occ)
 
                 def batch():
                     return None if batch_size == 0 else draws.next()
@@ -58,7 +59,8 @@ def local_seg(gamma1, gamma2, local_steps, batch_size, same_batch=False, reshuff
                     j2 = j1 if same_batch else batch()
                     x = x - gamma2 * operator(inst, i, u, j2)          # update from x
                 models.append(x)
-            z = np.mean(models, axis=0)
+            if models:  # nobody sampled: the round changes nothing
+                z = np.mean(models, axis=0)
             out.append(z.copy())
         return np.array(out)
     return reference
@@ -86,4 +88,14 @@ CASES = [
                         "batch_size": "3"},
          reference=local_seg(0.3, 0.3, 3, 3, reshuffle=True),
          note="reshuffled chunks, consecutive for the two half-steps; permutation restarts each round"),
+] + [
+    Case(solver=solver, problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"local_steps": "2", "step_size": "0.25", "extra_step_size": "0.3",
+                        "batch_size": "2", "sampling": sampling},
+         participation=mode, reference=local_seg(0.3, 0.25, 2, 2, reshuffle=sampling == "reshuffle",
+                                                 participation=mode),
+         note=f"{mode}, z_0 != 0, {sampling}")
+    for solver, sampling, mode in (("local-seg", "reshuffle", PARTIAL[0]),
+                                   ("extra-step-local-sgd", "replacement", PARTIAL[1]),
+                                   ("local-eg", "reshuffle", PARTIAL[2]))
 ]

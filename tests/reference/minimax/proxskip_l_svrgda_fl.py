@@ -20,7 +20,7 @@ every operator.
 """
 import numpy as np
 
-from games import (QUADRATIC_GAME as GAME, affine_operator as op, max_sample_ell,
+from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, affine_operator as op, max_sample_ell,
                    samples_per_client, strong_monotonicity)
 from refcase import Case
 from streams import SEED, Draws, Stream
@@ -88,4 +88,9 @@ CASES = [
     Case(solver="proxskip-l-svrgda-fl", problem="quadratic-game", problem_params=GAME,
          solver_params={"batch_size": "1"}, reference=l_svrgda(None, None, None, 1),
          note="theory: Cor. 3.9 gamma, p = sqrt(gamma mu), q = 2 gamma mu; eigenvalue ell"),
+    Case(solver="proxskip-l-svrgda-fl", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"step_size": "0.2", "comm_prob": "0.5", "ref_prob": "0.4",
+                        "batch_size": "3", "op_scale": "1.5"},
+         reference=l_svrgda(0.2, 0.5, 0.4, 3, op_scale=1.5),
+         note="z_0 != 0: every client's x_i and reference point w_i start there"),
 ]

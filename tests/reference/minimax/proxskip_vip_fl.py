@@ -22,7 +22,7 @@ Minibatches: one fresh draw per iteration, with replacement.
 """
 import numpy as np
 
-from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, affine_operator,
+from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, GAME_OFF_ZERO, affine_operator,
                    client_matrices, ell, matrix_operator, max_sample_ell, project_simplices,
                    samples_per_client, strong_monotonicity)
 from refcase import Case
@@ -101,4 +101,11 @@ CASES = [
          solver_params={"step_size": "0.1", "comm_prob": "0.35"},
          reference=proxskip_fl(0.1, 0.35, 0, op=matrix_operator, project=project_simplices),
          note="prox of consensus + simplices: P_C(mean x'), used by the h update"),
+    Case(solver="proxskip-vip-fl", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"batch_size": "2"}, reference=proxskip_fl(None, None, 2),
+         note="theory preset with minibatches of 2; z_0 != 0 on every client, h_i = 0"),
+    Case(solver="proxskip-sgda-fl", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"step_size": "0.2", "comm_prob": "0.45", "batch_size": "3",
+                        "op_scale": "1.5"},
+         reference=proxskip_fl(0.2, 0.45, 3, op_scale=1.5), note="z_0 != 0; op_scale 1.5"),
 ]

@@ -19,10 +19,10 @@ projects y (every local step and the server).
 """
 import numpy as np
 
-from games import (QUADRATIC_GAME as GAME, MATRIX_GAME, affine_operator as operator,
+from games import (QUADRATIC_GAME as GAME, MATRIX_GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator,
                    matrix_operator, project_simplices, samples_per_client)
 from refcase import Case
-from streams import SEED, minibatch, phase_key, sampled_clients
+from streams import SEED, minibatch, participants, phase_key
 
 
 def sagda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, participation="full",
@@ -38,14 +38,17 @@ def sagda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, participation="full",
 
         out = [z.copy()]
         for t in range(rounds):
-            clients = sampled_clients(SEED, participation, n, t, 0)
-            c = {i: operator(inst, i, z, batch(i, t, phase_key(0))) for i in clients}  # stage 1
-            v = np.mean([c[i] for i in clients], axis=0)
+            slots = participants(SEED, participation, n, t, 0)  # one client set, both stages
+            if not slots:  # nobody sampled: the round changes nothing
+                out.append(z.copy())
+                continue
+            c = [operator(inst, i, z, batch(i, t, phase_key(0, occ))) for i, occ in slots]  # stage 1
+            v = np.mean(c, axis=0)
             models = []
-            for i in clients:                                                          # stage 2
+            for (i, occ), c_i in zip(slots, c):                                            # stage 2
                 w = z.copy()
                 for k in range(K):
-                    d = operator(inst, i, w, batch(i, t, phase_key(1) + k)) - c[i] + v
+                    d = operator(inst, i, w, batch(i, t, phase_key(1, occ) + k)) - c_i + v
                     w = project(np.concatenate([w[:dx] - eta_xl * d[:dx], w[dx:] - eta_yl * d[dx:]]))
                 models.append(w)
             bar = np.mean(models, axis=0)
@@ -76,4 +79,10 @@ CASES = [
          reference=sagda(3, 0, 0.3, 0.4, 1.5, 1.8, operator=matrix_operator,
                          project=project_simplices),
          note="reconstructed round; X also a simplex: projected with Y locally and at the server"),
+] + [
+    Case(solver="sagda", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params=params(2, 2, 0.15, 0.25, 1.2, 1.0), participation=mode,
+         reference=sagda(2, 2, 0.15, 0.25, 1.2, 1.0, mode),
+         note=f"{mode}, z_0 != 0; both stages on one client set")
+    for mode in PARTIAL
 ]

@@ -15,9 +15,10 @@ streams.py so that the transcription sees the same samples as the run.
 """
 import numpy as np
 
-from games import QUADRATIC_GAME as GAME, affine_operator as operator, ell, max_sample_ell
+from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator, ell,
+                   max_sample_ell)
 from refcase import Case
-from streams import SEED, minibatch, phase_key, sampled_clients
+from streams import SEED, minibatch, participants, phase_key
 
 
 def theory_step(inst, batch_size):
@@ -39,11 +40,13 @@ def sgda(eta, gamma, batch_size, participation="full"):
         m = inst["data/clients/0/zeta"].shape[0]  # samples per client
         out = [z.copy()]
         for r in range(rounds):
-            clients = sampled_clients(SEED, participation, n, r, 0)
             grads = []
-            for i in clients:
-                batch = None if batch_size == 0 else minibatch(SEED, i, r, phase_key(0), batch_size, m)
+            for i, occ in participants(SEED, participation, n, r, 0):
+                batch = None if batch_size == 0 else minibatch(SEED, i, r, phase_key(0, occ), batch_size, m)
                 grads.append(operator(inst, i, z, batch))
+            if not grads:  # nobody sampled: the round changes nothing
+                out.append(z.copy())
+                continue
             g = np.mean(grads, axis=0)
             # F = (grad_x f, -grad_y f): descent in x with eta, ascent in y with gamma.
             z = np.concatenate([z[:dx] - eta * g[:dx], z[dx:] - gamma * g[dx:]])
@@ -71,4 +74,9 @@ CASES = [
     Case(solver="parallel-sgda", problem="quadratic-game", problem_params=GAME,
          solver_params={"step_size": "0.5", "dual_step_size": "0.1"},
          reference=sgda(0.5, 0.1, 0)),
+] + [
+    Case(solver="sgda", problem="quadratic-game", problem_params=GAME_OFF_ZERO,
+         solver_params={"step_size": "0.25", "dual_step_size": "0.3", "batch_size": "2"},
+         participation=mode, reference=sgda(0.25, 0.3, 2, mode), note=f"{mode}, z_0 != 0")
+    for mode in PARTIAL
 ]
