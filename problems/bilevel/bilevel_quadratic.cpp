@@ -13,6 +13,12 @@
 // and F is a strongly convex quadratic with Hessian Pbar + S^T Qbar S: x* solves one linear
 // system and z* = (x*, y*(x*)) is the reference solution. The sample noise makes minibatch
 // oracles unbiased and noisy in the linear terms only (every sample's A_i, Q_i is SPD).
+// `sample_spread` s > 0 (off by default) also scales the matrices per sample: upper sample j of
+// client i has p_ij P_i, lower sample j has a_ij A_i and b_ij B_i, each weight 1 + s u with
+// u ~ U(-1/2, 1/2), so that the minibatch Hessians and cross-Jacobians differ from row to row
+// (a test of which rows a method's second-order terms use); the bars above then carry the
+// client means of the weights. The weights come from their own stream, after every other draw:
+// s = 0 leaves the instance and every oracle's bits as they were.
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
@@ -33,12 +39,13 @@ class BilevelQuadratic : public BilevelProblem {
       "eigenvalues U(mu_g, lipschitz_g), U(0.1, 1), U(0.5, 2); B_i, r_i, c_ij, e_ij Gaussian around common parts "
       "(spread heterogeneity, noise); n samples per client and level, clients equally weighted. Closed form: "
       "y*(x) = Abar^-1 (Bbar x + cbar) (bars: means over clients) and F is a strongly convex quadratic. fedbench's "
-      "own test problem (no paper equation).";
+      "own test problem (no paper equation). sample_spread s > 0 scales P_i in upper sample j by p_ij and A_i, B_i in "
+      "lower sample j by a_ij, b_ij (weights 1 + s U(-1/2, 1/2)); the bars then carry the clients' mean weights.";
   struct Params {
     int clients, samples, dim_x, dim_y;
     double mu_g, lipschitz_g, heterogeneity, noise;
     std::int64_t instance_seed;
-    double x0, y0;
+    double x0, y0, sample_spread;
   };
   static void declare(Schema<Params>& s) {
     s.integer("clients", &Params::clients, "5", {.ge = 1}, "M, clients")
@@ -52,7 +59,9 @@ class BilevelQuadratic : public BilevelProblem {
         .real("noise", &Params::noise, "0.5", {.ge = 0}, "spread of c_ij, e_ij around the client means")
         .integer("instance_seed", &Params::instance_seed, "0", {.ge = 0}, "seed of the instance")
         .real("x0", &Params::x0, "0", {}, "starting value of every entry of x")
-        .real("y0", &Params::y0, "0", {}, "starting value of every entry of y");
+        .real("y0", &Params::y0, "0", {}, "starting value of every entry of y")
+        .real("sample_spread", &Params::sample_spread, "0", {.ge = 0, .lt = 2},
+              "per-sample weights 1 + s U(-1/2, 1/2) of P_i (upper), A_i and B_i (lower); 0 = one matrix per client");
   }
 
   explicit BilevelQuadratic(const Params& p) : x0_(p.x0), y0_(p.y0) {
@@ -84,6 +93,17 @@ class BilevelQuadratic : public BilevelProblem {
       c.e_mean = c.e.rowwise().mean();
       clients_.push_back(std::move(c));
     }
+    Stream weights(static_cast<std::uint64_t>(p.instance_seed), "bilevel-quadratic-sample-weights");
+    for (Client& c : clients_) {
+      for (Vec* w : {&c.p, &c.a, &c.b}) {
+        w->setOnes(p.samples);
+        if (p.sample_spread > 0)
+          for (Index j = 0; j < p.samples; ++j) (*w)(j) += p.sample_spread * (weights.uniform() - 0.5);
+      }
+      c.p_mean = c.p.mean();
+      c.a_mean = c.a.mean();
+      c.b_mean = c.b.mean();
+    }
     set_bilevel_shape(dx, dy, std::vector<Index>(p.clients, p.samples),
                       std::vector<Index>(p.clients, p.samples));
     solve_closed_form();
@@ -109,33 +129,49 @@ class BilevelQuadratic : public BilevelProblem {
       out.vector(p + "r", c.r, "r_i");
       out.matrix(p + "Q", c.Q, "Q_i");
       out.matrix(p + "e", c.e, "e_ij = e[:, j]");
+      out.vector(p + "p", c.p, "p_ij: upper sample j has p_ij P_i");
+      out.vector(p + "a", c.a, "a_ij: lower sample j has a_ij A_i");
+      out.vector(p + "b", c.b, "b_ij: lower sample j has b_ij B_i");
     }
   }
 
  protected:
-  void do_upper_grad_x(int i, std::span<const Index>, const Vec& z, Vec& out) const override {
+  void do_upper_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     const Client& c = clients_[i];
     out.noalias() = c.P * z.head(dim_x());
+    scale(out, weight(c.p, c.p_mean, s));
     out += c.r;
   }
   void do_upper_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     const Client& c = clients_[i];
     out.noalias() = c.Q * (z.tail(dim_y()) - mean_column(c.e, c.e_mean, s));
   }
-  void do_lower_grad_x(int i, std::span<const Index>, const Vec& z, Vec& out) const override {
-    out.noalias() = -clients_[i].B.transpose() * z.tail(dim_y());
+  void do_lower_grad_x(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
+    const Client& c = clients_[i];
+    out.noalias() = -c.B.transpose() * z.tail(dim_y());
+    scale(out, weight(c.b, c.b_mean, s));
   }
   void do_lower_grad_y(int i, std::span<const Index> s, const Vec& z, Vec& out) const override {
     const Client& c = clients_[i];
-    out.noalias() = c.A * z.tail(dim_y());
-    out.noalias() -= c.B * z.head(dim_x());
+    const double a = weight(c.a, c.a_mean, s), b = weight(c.b, c.b_mean, s);
+    if (a == 1 && b == 1) {  // one matrix per client: the original arithmetic, bit for bit
+      out.noalias() = c.A * z.tail(dim_y());
+      out.noalias() -= c.B * z.head(dim_x());
+    } else {
+      out.noalias() = a * (c.A * z.tail(dim_y()));
+      out.noalias() -= b * (c.B * z.head(dim_x()));
+    }
     out -= mean_column(c.c, c.c_mean, s);
   }
-  void do_lower_hvp(int i, std::span<const Index>, const Vec&, const Vec& v, Vec& out) const override {
-    out.noalias() = clients_[i].A * v;
+  void do_lower_hvp(int i, std::span<const Index> s, const Vec&, const Vec& v, Vec& out) const override {
+    const Client& c = clients_[i];
+    out.noalias() = c.A * v;
+    scale(out, weight(c.a, c.a_mean, s));
   }
-  void do_lower_jvp(int i, std::span<const Index>, const Vec&, const Vec& v, Vec& out) const override {
-    out.noalias() = -clients_[i].B.transpose() * v;
+  void do_lower_jvp(int i, std::span<const Index> s, const Vec&, const Vec& v, Vec& out) const override {
+    const Client& c = clients_[i];
+    out.noalias() = -c.B.transpose() * v;
+    scale(out, weight(c.b, c.b_mean, s));
   }
   double do_upper_value(int i, std::span<const Index> s, const Vec& z) const override {
     const Client& c = clients_[i];
@@ -145,28 +181,30 @@ class BilevelQuadratic : public BilevelProblem {
       const Vec d = y - c.e.col(j);
       quad += 0.5 * d.dot(c.Q * d);
     });
-    return 0.5 * x.dot(c.P * x) + c.r.dot(x) + quad / batch(s, c.e.cols());
+    return 0.5 * weight(c.p, c.p_mean, s) * x.dot(c.P * x) + c.r.dot(x) + quad / batch(s, c.e.cols());
   }
   double do_lower_value(int i, std::span<const Index> s, const Vec& z) const override {
     const Client& c = clients_[i];
     const Vec x = z.head(dim_x()), y = z.tail(dim_y());
-    return 0.5 * y.dot(c.A * y) - y.dot(c.B * x + mean_column(c.c, c.c_mean, s));
+    const double a = weight(c.a, c.a_mean, s), b = weight(c.b, c.b_mean, s);
+    if (a == 1 && b == 1) return 0.5 * y.dot(c.A * y) - y.dot(c.B * x + mean_column(c.c, c.c_mean, s));
+    return 0.5 * a * y.dot(c.A * y) - y.dot(b * (c.B * x) + mean_column(c.c, c.c_mean, s));
   }
 
   Constants compute_constants() const override {
     Constants k;
     double mu_min = INFINITY, lip_max = 0, cross_max = 0;
-    for (const Client& c : clients_) {
+    for (const Client& c : clients_) {  // g_i's Hessian a_i A_i and cross-Jacobian b_i B_i (weights' means)
       const Vec eig = Eigen::SelfAdjointEigenSolver<Mat>(c.A).eigenvalues();
-      mu_min = std::min(mu_min, eig.minCoeff());
-      lip_max = std::max(lip_max, eig.maxCoeff());
-      cross_max = std::max(cross_max, Eigen::JacobiSVD<Mat>(c.B).singularValues()(0));
+      mu_min = std::min(mu_min, c.a_mean * eig.minCoeff());
+      lip_max = std::max(lip_max, c.a_mean * eig.maxCoeff());
+      cross_max = std::max(cross_max, c.b_mean * Eigen::JacobiSVD<Mat>(c.B).singularValues()(0));
     }
     k.set(Constant::mu_g, Eigen::SelfAdjointEigenSolver<Mat>(A_bar_).eigenvalues().minCoeff(),
           "lambda_min(Abar): strong convexity of the global lower level in y");
-    k.set(Constant::mu_g_client_min, mu_min, "min_i lambda_min(A_i)");
-    k.set(Constant::lipschitz_g_client_max, lip_max, "max_i lambda_max(A_i): smoothness of g_i in y");
-    k.set(Constant::cross_lipschitz_g, cross_max, "max_i ||B_i||_2: Lipschitz constant of grad^2_xy g_i");
+    k.set(Constant::mu_g_client_min, mu_min, "min_i lambda_min(a_i A_i), a_i the mean lower-sample weight (1 without sample_spread)");
+    k.set(Constant::lipschitz_g_client_max, lip_max, "max_i lambda_max(a_i A_i): smoothness of g_i in y");
+    k.set(Constant::cross_lipschitz_g, cross_max, "max_i b_i ||B_i||_2: Lipschitz constant of grad^2_xy g_i");
     k.set(Constant::hyper_mu, Eigen::SelfAdjointEigenSolver<Mat>(hessian_F_).eigenvalues().minCoeff(),
           "lambda_min(Pbar + S^T Qbar S): strong convexity of F");
     k.set(Constant::hyper_smoothness, Eigen::SelfAdjointEigenSolver<Mat>(hessian_F_).eigenvalues().maxCoeff(),
@@ -179,7 +217,21 @@ class BilevelQuadratic : public BilevelProblem {
     Mat A, B, P, Q;
     Vec r, c_mean, e_mean;
     Mat c, e;  // dim_y x n: per-sample linear terms
+    Vec p, a, b;  // per-sample weights of P_i (upper samples), A_i and B_i (lower samples)
+    double p_mean, a_mean, b_mean;
   };
+
+  //! The mean weight of the sampled rows (the client's mean for the whole local batch).
+  static double weight(const Vec& w, double full_mean, std::span<const Index> s) {
+    if (s.empty()) return full_mean;
+    double sum = 0;
+    for (Index j : s) sum += w(j);
+    return sum / static_cast<double>(s.size());
+  }
+  //! v *= w, skipped at w = 1 (exact either way; it keeps the weightless instance's operations).
+  static void scale(Vec& v, double w) {
+    if (w != 1) v *= w;
+  }
 
   static double batch(std::span<const Index> s, Index n) {
     return static_cast<double>(s.empty() ? n : static_cast<Index>(s.size()));
@@ -210,9 +262,9 @@ class BilevelQuadratic : public BilevelProblem {
     r_bar_ = Vec::Zero(dx);
     const double m = static_cast<double>(clients_.size());
     for (const Client& c : clients_) {
-      A_bar_ += c.A / m;
-      B_bar_ += c.B / m;
-      P_bar_ += c.P / m;
+      A_bar_ += (c.a_mean == 1 ? c.A : Mat(c.a_mean * c.A)) / m;
+      B_bar_ += (c.b_mean == 1 ? c.B : Mat(c.b_mean * c.B)) / m;
+      P_bar_ += (c.p_mean == 1 ? c.P : Mat(c.p_mean * c.P)) / m;
       Q_bar_ += c.Q / m;
       c_bar_ += c.c_mean / m;
       q_bar_ += c.Q * c.e_mean / m;

@@ -4,8 +4,9 @@ their first- and second-order oracles only: every algorithm's update rules, Neum
 averaging stay in its own module, written from its own paper.
 
 bilevel-quadratic (`fedbench instance bilevel-quadratic`; client i, samples j, the columns of
-c and e): g_ij(x, y) = 1/2 y^T A_i y - y^T (B_i x + c_ij),
-f_ij(x, y) = 1/2 x^T P_i x + r_i^T x + 1/2 (y - e_ij)^T Q_i (y - e_ij); constant Hessians.
+c and e): g_ij(x, y) = 1/2 a_ij y^T A_i y - y^T (b_ij B_i x + c_ij),
+f_ij(x, y) = 1/2 p_ij x^T P_i x + r_i^T x + 1/2 (y - e_ij)^T Q_i (y - e_ij); constant Hessians,
+the same for every sample unless the instance has `sample_spread` > 0 (weights p, a, b != 1).
 hyper-logreg (`fedbench instance hyper-logreg`): softmax regression with a per-feature L2
 hyperparameter exp(x_q), whose Hessians and cross-Jacobians move with (x, y); see HyperLogreg.
 Run this file directly for a finite-difference check of HyperLogreg's oracles.
@@ -17,6 +18,17 @@ QUAD = {"clients": "3", "samples": "4", "dim_x": "3", "dim_y": "4", "heterogenei
         "noise": "0.5", "x0": "0.5"}
 # the same with every entry of y starting at -0.7 (not 0)
 QUAD_Y0 = {**QUAD, "y0": "-0.7"}
+# y0 != 0 and per-sample weights of P_i, A_i, B_i: minibatch Hessians and cross-Jacobians that
+# differ from row to row, so that the rows a second-order term is evaluated on show
+QUAD_ROWS = {**QUAD_Y0, "sample_spread": "1.2"}
+
+
+def on_rows_that_differ(cases):
+    """Copies of the cases on QUAD_Y0 with QUAD_ROWS instead: the same settings where a
+    minibatch's second-order terms depend on which rows it holds."""
+    import dataclasses
+    return [dataclasses.replace(c, problem_params=QUAD_ROWS, note=c.note + "; per-sample Hessians")
+            for c in cases if c.problem_params is QUAD_Y0]
 
 
 class BilevelQuadratic:
@@ -27,6 +39,7 @@ class BilevelQuadratic:
         z0 = np.array(inst["initial_point"], dtype=float)
         self.A, self.B, self.cbar, self.P, self.r, self.Q, self.ebar = ([] for _ in range(7))
         self.c_cols, self.e_cols = [], []  # the samples c_ij, e_ij (columns j)
+        self.w_p, self.w_a, self.w_b = [], [], []  # p_ij (upper samples), a_ij, b_ij (lower)
         for i in range(self.n):
             p = f"data/clients/{i}/"
             self.A.append(np.asarray(inst[p + "A"], dtype=float))
@@ -38,6 +51,8 @@ class BilevelQuadratic:
             self.ebar.append(np.asarray(inst[p + "e"], dtype=float).mean(axis=1))
             self.c_cols.append(np.asarray(inst[p + "c"], dtype=float))
             self.e_cols.append(np.asarray(inst[p + "e"], dtype=float))
+            for w in ("p", "a", "b"):  # per-sample weights
+                getattr(self, "w_" + w).append(np.asarray(inst[p + w], dtype=float).reshape(-1))
         self.dx = self.P[0].shape[0]
         self.dy = self.A[0].shape[0]
         assert z0.size == self.dx + self.dy
@@ -46,11 +61,16 @@ class BilevelQuadratic:
         self.samples_upper = [e.shape[1] for e in self.e_cols]
         self.samples_lower = [c.shape[1] for c in self.c_cols]
 
+    @staticmethod
+    def _mean(w, rows):
+        """The mean weight over `rows` (None: over the client's samples)."""
+        return w.mean() if rows is None else w[list(rows)].mean()
+
     # first order; `rows`: None (the whole local batch) or sample positions drawn with
-    # replacement (a position drawn twice counts twice); only c_ij and e_ij depend on the sample
+    # replacement (a position drawn twice counts twice)
     def fx(self, i, x, y, rows=None):
         """grad_x f_i(x, y)"""
-        return self.P[i] @ x + self.r[i]
+        return self._mean(self.w_p[i], rows) * (self.P[i] @ x) + self.r[i]
 
     def fy(self, i, x, y, rows=None):
         """grad_y f_i(x, y)"""
@@ -59,21 +79,22 @@ class BilevelQuadratic:
 
     def gx(self, i, x, y, rows=None):
         """grad_x g_i(x, y)"""
-        return -self.B[i].T @ y
+        return -self._mean(self.w_b[i], rows) * (self.B[i].T @ y)
 
     def gy(self, i, x, y, rows=None):
         """grad_y g_i(x, y)"""
         cbar = self.cbar[i] if rows is None else self.c_cols[i][:, list(rows)].mean(axis=1)
-        return self.A[i] @ y - self.B[i] @ x - cbar
+        return (self._mean(self.w_a[i], rows) * (self.A[i] @ y)
+                - self._mean(self.w_b[i], rows) * (self.B[i] @ x) - cbar)
 
     # second order
     def hvp(self, i, x, y, v, rows=None):
         """grad^2_yy g_i(x, y) v"""
-        return self.A[i] @ v
+        return self._mean(self.w_a[i], rows) * (self.A[i] @ v)
 
     def jvp(self, i, x, y, v, rows=None):
         """grad^2_xy g_i(x, y) v (a vector of dimension dx)"""
-        return -self.B[i].T @ v
+        return -self._mean(self.w_b[i], rows) * (self.B[i].T @ v)
 
 
 # `fedbench instance hyper-logreg` parameters of the cases: 40 rows of heart (13 features, two

@@ -49,7 +49,7 @@ Readings shared with fedbench (its documented resolutions of what Algorithm 1 le
 """
 import numpy as np
 
-from bilevel_common import HYPER, QUAD, QUAD_Y0, problem, theory_neumann
+from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
 from refcase import Case
 from streams import BilevelDraws, Stream
 
@@ -213,6 +213,8 @@ CASES = [
     case(rule="adabelief", q=2, varrho=0.7, note="AdaBelief reference: 0 before A_1, then the last averages"),
     case(rule="amsgrad", varrho=0.5, note="AMSGrad rule as fedbench documents it (not in the paper)"),
     case(rule="adagrad", note="AdaGrad rule as fedbench documents it (not in the paper)"),
+    case(rule="adam", pp=QUAD_Y0, K=2, rho=0.4, batch=2, initial_batch=3,
+         note="rho = 0.4 (the lower bound added to A and B), K = 2 Neumann terms, y0 != 0"),
     case(rule="identity", scaling=False, gamma=0.1, lam=0.3, k=0.8, n=5.0,
          note="matrix identity; eta_t without the M^(1/3) factor"),
     case(solver="adafbio-nonadaptive", rule="identity", note="Theorem 2: A = I, B = I"),
@@ -230,6 +232,10 @@ CASES = [
     case(rule="amsgrad", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
          neumann="randomized", batch=3, initial_batch=5,
          note="hyper-logreg, minibatches b = 3, b_0 = 5, randomized Neumann"),
+    case(rule="adam", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
+         batch=3, initial_batch=6,
+         note="hyper-logreg, deterministic Neumann on b_0 = 6 rows at line 2, b = 3 after (the "
+              "Hessians differ by row; the cross-Jacobian does not)"),
     case(solver="adafbio-nonadaptive", rule="identity", problem_name="hyper-logreg", pp=HYPER,
          theta=0.5, gamma=0.5, lam=0.5, batch=2, initial_batch=4, anchor="averaged",
          note="non-adaptive, hyper-logreg, minibatches, storm_anchor averaged"),
@@ -241,3 +247,6 @@ CASES = [
          lam=0.5, neumann="randomized", batch=3, initial_batch=5,
          note="theory preset, hyper-logreg, eta_k = 0.5, minibatches"),
 ]
+
+# Every y0 != 0 case again where the rows of a minibatch decide its Hessians and cross-Jacobians.
+CASES += on_rows_that_differ(CASES)

@@ -32,7 +32,7 @@ them, so this module is not independent of fedbench's reading.
 """
 import numpy as np
 
-from bilevel_common import HYPER, QUAD, QUAD_Y0, problem
+from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem
 from refcase import Case
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
@@ -134,3 +134,6 @@ CASES += [
     case(HYPER, HL, 2, 0.3, 0.5, batch=2, initial_batch=4, participation="bernoulli:0.5",
          note="hyper-logreg, minibatches, B = 4, bernoulli:0.5"),
 ]
+
+# Every y0 != 0 case again where the rows of a minibatch decide its Hessians and cross-Jacobians.
+CASES += on_rows_that_differ(CASES)

@@ -44,7 +44,7 @@ set S (drawn at the round's first exchange) in every exchange of a round.
 """
 import numpy as np
 
-from bilevel_common import HYPER, QUAD, QUAD_Y0, problem, theory_neumann
+from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
 from refcase import Case
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
@@ -225,6 +225,9 @@ CASES = [
     case(HL, HYPER, 1, 2, 0.5, 0.5, 0.5, 3, True, batch=2, participation="dropout:2:0.6",
          note="LFedNest, hyper-logreg, dropout:2:0.6"),
 ]
+
+# Every y0 != 0 case again where the rows of a minibatch decide its Hessians and cross-Jacobians.
+CASES += on_rows_that_differ(CASES)
 
 # Kept out of CASES: LFedNest as the released code computes it. core/ClientManage.py lfed_out
 # (lines 98-111) builds each client's series with Client.hvp_iter (core/Client.py lines 96-108):

@@ -28,7 +28,7 @@ Readings shared with fedbench (its documented choices where the experiments are 
 """
 import numpy as np
 
-from bilevel_common import HYPER, QUAD, QUAD_Y0, problem
+from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem
 from refcase import Case
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
@@ -125,3 +125,6 @@ CASES = [
     case(QUAD_Y0, Q2, 2, 0.05, 0.5, 0.3, 0.2, 2.0, 0.3, "a_direct", batch=2, initial_batch=3,
          participation="dropout:3:0.6", note="y0 != 0, minibatches, dropout:3:0.6"),
 ]
+
+# Every y0 != 0 case again where the rows of a minibatch decide its Hessians and cross-Jacobians.
+CASES += on_rows_that_differ(CASES)

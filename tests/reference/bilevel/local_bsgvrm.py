@@ -31,7 +31,7 @@ fedbench's plumbing.
 """
 import numpy as np
 
-from bilevel_common import HYPER, QUAD, QUAD_Y0, problem, theory_neumann
+from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
 from refcase import Case
 from streams import SEED, BilevelDraws, dropout_responders, Stream, sampled_clients
 
@@ -135,3 +135,6 @@ CASES = [
     case(QUAD_Y0, Q2, 2, 0.05, 0.8, 1.0, 0.4, 0.2, 3, randomized=True, batch=2, initial_batch=3,
          participation="dropout:3:0.6", note="y0 != 0, minibatches, dropout:3:0.6"),
 ]
+
+# Every y0 != 0 case again where the rows of a minibatch decide its Hessians and cross-Jacobians.
+CASES += on_rows_that_differ(CASES)
