@@ -22,6 +22,20 @@ of zero steps skipped, steps after the last flag dropped); a stage without a rou
 flags. `round_lengths = fixed` runs floor(K_0/K) rounds of exactly K steps. The flags come from
 fedbench's server stream "catalyst-flags" of the stage's first round (reproduced with
 streams.py), minibatches by random reshuffling.
+
+Checked rule by rule against the released code (github.com/xjiajiahao/federated-minimax,
+algorithm/catalyst_scaffold_s.py, initial commit 55d9c6f): the stage's anchor (line 86), the
+T0 Bernoulli(1/K) flags redrawn while none is set (lines 90-94), round lengths from successive
+flags with a flag at 0 skipped (lines 97-103), phase A's full local gradients averaged over the
+sampled clients (lines 126-129, 290-303), the local direction grad(z) - grad(z_t) + g with the
+same minibatch at both points and the proximal terms +theta (x - x_ref), -theta (y - y_ref)
+(lines 176-184, 305-331), the client's step z_t + (eta_g/eta_l)(z^K - z_t) before averaging
+(lines 185-188, 333-339), a constant step. Where the code differs and this module (with
+fedbench) does not follow it: under drop-outs the code redraws which candidates respond in
+phase B, keeping their number (lines 150-152), where fedbench keeps phase A's responders (the
+same set without drop-outs); its minibatch iterator runs on across rounds, where fedbench
+restarts the reshuffling every round; a stage whose only flag is at 0 has no round in the code
+and the next stage draws again, the same dynamics as the redraw here.
 """
 import numpy as np
 

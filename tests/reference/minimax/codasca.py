@@ -21,6 +21,20 @@ Readings shared with fedbench (documented there; the papers are silent): eta_s =
 participations and stages; `dual_control_variate = false` drops the y-step correction (Xie et
 al.'s released code corrects only the x step). Minibatches by random reshuffling with a fresh
 iterator every round (draws reproduced with streams.py).
+
+Checked rule by rule against the released code (github.com/xjiajiahao/federated-minimax,
+algorithm/codasca.py, initial commit 55d9c6f): floor(T0/K) rounds per stage with the proximal
+centre refreshed at each stage start (lines 69-77), the local step eta_l/3^s on
+grad + (c - c_i) + theta (x - x_ref) for x and the uncorrected ascent step for y (lines 197,
+308-329), the variates' update c_i <- c_i - c + (x_t - x^K)/(K eta_s) and its y counterpart
+(lines 341-354), c <- c + (1/N) sum_{i in S} (c_i new - c_i old) under partial participation
+and the plain mean of the c_i under full participation (lines 99-107, 214-216), and the server
+step x_t + eta_g (mean x^K - x_t) (lines 331-339). Where the code differs: with every client
+in every round its clients never refresh their proximal centre (update_snapshot_flag is never
+set: lines 71, 110, 192-193), while under partial participation the server sends the refreshed
+one every round (lines 95-96); fedbench refreshes it at each stage in both cases (the algorithm,
+and the code's partial-participation runs that Xie et al. report). Its minibatch iterator runs
+on across rounds; fedbench restarts the reshuffling every round.
 """
 import numpy as np
 
