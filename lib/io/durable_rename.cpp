@@ -31,8 +31,11 @@ void write_text_file(const std::string& path, const std::string& text) {
     throw UserError("cannot write " + path + ": directory " + dir.string() +
                     " does not exist; create it first");
   // One directory handle from creation to rename: the file is published where it was written.
-  const Directory where = Directory::holding(path);
-  const std::string name = std::filesystem::path(path).filename().string(), part = name + ".part";
+  write_text_file(Directory::holding(path), std::filesystem::path(path).filename().string(), text);
+}
+
+void write_text_file(const Directory& where, const std::string& name, const std::string& text) {
+  const std::string part = name + ".part";
   where.check_output(name);
   NewFileStream out(where, part);
   errno = 0;

@@ -62,6 +62,11 @@ Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(std::string path, Directory::Last las
   dir_->check_output(name());  // before the run, not after it
 }
 
+Hdf5TrajectoryWriter::Hdf5TrajectoryWriter(Directory dir, const std::string& name)
+    : path_(dir.shown(name)), dir_(std::make_unique<Directory>(std::move(dir))) {
+  dir_->check_output(name);  // before the run, not after it
+}
+
 std::string Hdf5TrajectoryWriter::name() const { return std::filesystem::path(path_).filename().string(); }
 
 Hdf5TrajectoryWriter::~Hdf5TrajectoryWriter() {

@@ -27,6 +27,9 @@ class Hdf5TrajectoryWriter : public TrajectorySink {
   //! its directory once: PATH.part is created, and renamed to PATH, in that directory
   //! (refuse_link: a results directory's runs/, which must not be a link).
   explicit Hdf5TrajectoryWriter(std::string path, Directory::Last last = Directory::Last::follow);
+  //! NAME in a directory opened before (a results directory's pinned runs/): PATH.part is
+  //! made and renamed there, whatever has become of the directory's path since.
+  Hdf5TrajectoryWriter(Directory dir, const std::string& name);
   ~Hdf5TrajectoryWriter() override;
 
   void begin(const RunHeader& header) override;

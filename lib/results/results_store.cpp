@@ -122,9 +122,7 @@ RunState ResultsStore::state(const SuiteRun& run, std::string* why, std::string*
 std::string ResultsStore::set_aside(const SuiteRun& run) const {
   const std::string& id = run.id;
   const std::string why = run_file_problem(run_file(id));
-  std::error_code ec;
-  fs::rename(run_file(id), run_file(id) + ".corrupt", ec);
-  if (ec) throw WriteError("cannot move " + run_file(id) + " aside: " + ec.message());
+  runs().move_here(runs(), id + ".h5", id + ".h5.corrupt");
   return why;
 }
 
@@ -137,10 +135,22 @@ bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
   if (!run.identity_text.empty() && identity != run.identity_text) return false;
   const std::string from = donor.run_file(run.id);
   // Copied under a name no reader takes for a run, then renamed: a crash leaves no half run.
-  const std::string to = run_file(run.id), temporary = to + ".adopting";
-  fs::copy_file(from, temporary, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw WriteError("cannot copy " + from + " to " + temporary + ": " + ec.message());
-  io::durable_rename(temporary, to);
+  const std::string name = run.id + ".h5", temporary = name + ".adopting";
+  std::ifstream in(from, std::ios::binary);
+  {
+    io::NewFileStream out(runs(), temporary);
+    errno = 0;
+    out << in.rdbuf();
+    out.close();
+    if (!in.good() && !in.eof()) out.setstate(std::ios::failbit);
+    if (!out) {
+      const int err = errno;
+      runs().remove(temporary);
+      throw WriteError("cannot copy " + from + " to " + runs().shown(temporary) + ": " +
+                       (err ? io::system_reason(err) : "the disk is full"));
+    }
+  }
+  runs().publish(temporary, name);
   return true;
 }
 
@@ -149,12 +159,29 @@ bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
 void ResultsStore::ensure_exists() const {
   std::error_code ec;
   fs::create_directories(dir_ + "/runs", ec);
-  if (!ec) return;
+  if (!ec) {
+    runs();  // pinned from here on
+    return;
+  }
   const int err = ec.value();
   const bool refused = ec.category() == std::generic_category() || ec.category() == std::system_category();
   if (refused && (err == EROFS || err == EACCES || err == EPERM || err == ENOSPC || err == EDQUOT))
     throw WriteError("cannot create results directory " + dir_ + "/runs: " + ec.message());
   throw UserError("cannot create results directory " + dir_ + "/runs: " + ec.message());
+}
+
+const io::Directory& ResultsStore::root() const {
+  if (!root_) root_ = std::make_shared<const io::Directory>(dir_);  // the user's path: links followed
+  return *root_;
+}
+
+const io::Directory& ResultsStore::runs() const {
+  if (!runs_) runs_ = std::make_shared<const io::Directory>(root().child("runs"));  // never a link
+  return *runs_;
+}
+
+std::unique_ptr<TrajectorySink> ResultsStore::run_sink(const std::string& id) const {
+  return std::make_unique<io::Hdf5TrajectoryWriter>(runs().duplicate(), id + ".h5");
 }
 
 namespace {
@@ -228,7 +255,7 @@ void ResultsStore::record_suite(const Suite& suite) const {
   if (suite.partial) return;
   std::error_code ec;
   const std::string key = fs::absolute(suite.path, ec).lexically_normal().string();
-  const DirectoryLock lock(dir_);
+  const DirectoryLock lock(root());
   std::string text = std::string(kSuiteHeader) + "\n";
   if (const auto rows = recorded_suites(dir_))
     for (const auto& r : *rows)
@@ -236,7 +263,7 @@ void ResultsStore::record_suite(const Suite& suite) const {
   for (const auto& run : suite.runs)
     text += key + "\t" + run.id + "\t" + run.request.problem + "\t" + run.request.solver + "\t" +
             std::to_string(run.request.seed) + "\n";
-  io::write_text_file(dir_ + "/suite.tsv", text);
+  io::write_text_file(root(), "suite.tsv", text);
 }
 
 std::vector<std::string> ResultsStore::suite_files(bool all, bool quiet) const {
@@ -289,10 +316,10 @@ std::vector<std::string> ResultsStore::files_outside_suite() const {
 }
 
 void ResultsStore::write_manifest() const {
-  const DirectoryLock lock(dir_);  // one writer at a time; the last one sees every run
-  const std::string path = dir_ + "/manifest.tsv", tmp = path + ".tmp";
+  const DirectoryLock lock(root());  // one writer at a time; the last one sees every run
+  const std::string tmp = "manifest.tsv.tmp";
   {
-    io::NewFileStream out(tmp);
+    io::NewFileStream out(root(), tmp);
     out << "id\tstatus\tstop_reason\trounds\tproblem\tproblem_params\tsolver\tsolver_params\tseed"
            "\tprovenance\tfile\n";
     for (const auto& file : finished_files()) {
@@ -313,14 +340,11 @@ void ResultsStore::write_manifest() const {
     }
     out.close();
     if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw WriteError("cannot write " + tmp + ": the disk is full or not writable");
+      root().remove(tmp);
+      throw WriteError("cannot write " + root().shown(tmp) + ": the disk is full or not writable");
     }
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw WriteError("cannot write " + path + ": " + ec.message());
+  root().publish(tmp, "manifest.tsv");
 }
 
 void StaleTally::add(const io::StoredRun& run) {

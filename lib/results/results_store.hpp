@@ -2,8 +2,11 @@
 // complete), and manifest.tsv listing every finished run on disk with its status. A file under
 // a final name is trusted only after it has been read back whole: one that does not read (cut
 // short, overwritten, planted) is `corrupt`, set aside by the runner and run again.
+// Every write and delete goes through the directory and its runs/ opened once (pinned): a
+// component of their path swapped for a link afterwards redirects nothing.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -39,6 +42,12 @@ class ResultsStore {
   bool adopt(const ResultsStore& donor, const SuiteRun& run) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
+  //! The results directory and its runs/, opened on first use and kept open for the store's
+  //! life (runs/ never through a link): where its files are made, renamed and deleted.
+  const io::Directory& root() const;
+  const io::Directory& runs() const;
+  //! The sink of run `id`'s file: runs/<id>.h5.part in the pinned runs/, renamed when complete.
+  std::unique_ptr<TrajectorySink> run_sink(const std::string& id) const;
   //! Every finished run file under dir/runs (runs/<id>.h5 for a run id), sorted by id.
   std::vector<std::string> finished_files() const;
   //! The other *.h5 files under dir/runs (backups, copies, foreign files): not runs, never
@@ -67,6 +76,9 @@ class ResultsStore {
 
  private:
   std::string dir_;
+  // Opened once and shared by copies of the store (a store is used from one thread at a time
+  // while it pins; the suite runner pins in ensure_exists before its workers start).
+  mutable std::shared_ptr<const io::Directory> root_, runs_;
 };
 
 //! Why `path`, a file under a results directory's runs/, is not a complete run file ("" when

@@ -28,6 +28,15 @@ int lock(int fd, int operation) {
 
 RunClaim::RunClaim(const std::string& results_dir, const std::string& id, Wait wait)
     : runs_(results_dir + "/runs", io::Directory::Last::refuse_link), name_(id + ".lock") {
+  claim(wait);
+}
+
+RunClaim::RunClaim(const io::Directory& runs, const std::string& id, Wait wait)
+    : runs_(runs.duplicate()), name_(id + ".lock") {
+  claim(wait);
+}
+
+void RunClaim::claim(Wait wait) {
   for (;;) {
     fd_ = runs_.open_lock(name_);
     if (lock(fd_, LOCK_EX | (wait == Wait::no ? LOCK_NB : 0)) != 0) {
@@ -59,8 +68,13 @@ void RunClaim::finished() {
 void RunClaim::remove_stale(const std::string& results_dir, const std::string& id) {
   struct stat st {};
   if (::stat((results_dir + "/runs/" + id + ".lock").c_str(), &st) != 0) return;
+  remove_stale(io::Directory(results_dir + "/runs", io::Directory::Last::refuse_link), id);
+}
+
+void RunClaim::remove_stale(const io::Directory& runs, const std::string& id) {
+  if (runs.kind(id + ".lock") == io::Directory::Kind::absent) return;
   try {
-    RunClaim claim(results_dir, id, Wait::no);
+    RunClaim claim(runs, id, Wait::no);
     claim.finished();
   } catch (const WriteError&) {
     // a read-only directory: the stale file stays, harmless
@@ -75,6 +89,17 @@ DirectoryLock::DirectoryLock(const std::string& dir) {
     ::close(fd_);
     fd_ = -1;
     throw WriteError("cannot lock " + dir + ": " + system_reason(err));
+  }
+}
+
+DirectoryLock::DirectoryLock(const io::Directory& dir) {
+  fd_ = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) throw WriteError("cannot open " + dir.path() + ": " + system_reason(errno));
+  if (lock(fd_, LOCK_EX) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    throw WriteError("cannot lock " + dir.path() + ": " + system_reason(err));
   }
 }
 

@@ -17,6 +17,8 @@ class RunClaim {
   //! Tries to claim run `id` under results_dir/runs; with Wait::yes blocks until the holder
   //! lets go. Throws WriteError if the lock file cannot be created.
   RunClaim(const std::string& results_dir, const std::string& id, Wait wait);
+  //! The same under a runs/ opened before (a results store's pinned one).
+  RunClaim(const io::Directory& runs, const std::string& id, Wait wait);
   ~RunClaim();
   RunClaim(const RunClaim&) = delete;
   RunClaim& operator=(const RunClaim&) = delete;
@@ -27,17 +29,22 @@ class RunClaim {
   //! For a finished run: deletes a lock file left by a process killed between the rename and
   //! the deletion, unless someone holds it.
   static void remove_stale(const std::string& results_dir, const std::string& id);
+  static void remove_stale(const io::Directory& runs, const std::string& id);
 
  private:
   io::Directory runs_;  // opened once (never through a link): the lock is made and removed there
   std::string name_;
   int fd_ = -1;
+  void claim(Wait wait);
 };
 
 //! An exclusive lock on a directory (flock on the directory itself), held while it lives.
 class DirectoryLock {
  public:
   explicit DirectoryLock(const std::string& dir);
+  //! The lock on a directory opened before (its own open file description, so that closing
+  //! the lock lets go even while the directory's handle stays open).
+  explicit DirectoryLock(const io::Directory& dir);
   ~DirectoryLock();
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;

@@ -202,7 +202,7 @@ WorkPlan plan_work(const Suite& suite, const ResultsStore& store, const SuiteOpt
     if (state == RunState::stale && !adopted && plan.stale++ == 0) plan.stale_reason = why;
     if (adopted || kept(state, options)) {
       ++plan.cached;
-      RunClaim::remove_stale(store.dir(), suite.runs[i].id);
+      RunClaim::remove_stale(store.runs(), suite.runs[i].id);
     } else {
       plan.mine.push_back(i);
     }
@@ -289,8 +289,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     std::string status = "error";
     LastMetric last;
     try {
-      const auto writer =
-          io::make_file_sink(io::OutputFormat::hdf5, store.run_file(run.id), io::Directory::Last::refuse_link);
+      const auto writer = store.run_sink(run.id);  // in the runs/ opened when the suite began
       TeeSink tee({&last, writer.get()});
       prepared[index].mpi_ranks = mpi.size();
       prepared[index].core_share = share;
@@ -337,7 +336,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   auto worker = [&] {
     for (auto index = queue.take(); index && !stop && !interrupt_signal(); index = queue.take())
       guarded([&] {
-        RunClaim claim(store.dir(), suite.runs[*index].id, RunClaim::Wait::no);
+        RunClaim claim(store.runs(), suite.runs[*index].id, RunClaim::Wait::no);
         if (claim.held()) {
           const auto start = std::chrono::steady_clock::now();
           if (run_claimed(*index, claim))
@@ -356,7 +355,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   for (std::size_t index : held_elsewhere)
     if (!stop && !interrupt_signal())
       guarded([&] {
-        RunClaim claim(store.dir(), suite.runs[index].id, RunClaim::Wait::yes);
+        RunClaim claim(store.runs(), suite.runs[index].id, RunClaim::Wait::yes);
         run_claimed(index, claim);
       });
   const int finished_here = progress.finished_count();

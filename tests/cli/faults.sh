@@ -258,12 +258,30 @@ planted "a reference's .part" "$scratch/refs/runs/$victim.h5.part" 1 \
 mkdir -p "$scratch/runs-target"
 mv "$scratch/linked/runs" "$scratch/linked/runs.real"
 ln -s "$scratch/runs-target" "$scratch/linked/runs"
-expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/linked/runs;" \
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/linked/runs$" \
   "$fedbench" run "$long" --results "$scratch/linked" -q --jobs 1
 checks=$((checks + 1))
 [ -z "$(ls -A "$scratch/runs-target")" ] || { echo "FAIL: a run wrote through a linked runs/: $(ls "$scratch/runs-target")"; failures=$((failures + 1)); }
 rm "$scratch/linked/runs"
 mv "$scratch/linked/runs.real" "$scratch/linked/runs"
+# The results directory and its runs/ swapped for links while a suite runs: the suite goes on
+# writing in the directories it opened when it began, never into the links' targets.
+mkdir -p "$scratch/swap-root-target" "$scratch/swap-runs-target"
+"$fedbench" run "$long" --results "$scratch/swapped" --jobs 1 -q &
+swap_pid=$!
+for _ in $(seq 1 300); do compgen -G "$scratch/swapped/runs/*.h5" >/dev/null && break; sleep 0.1; done
+mv "$scratch/swapped/runs" "$scratch/swapped/runs.real"
+ln -s "$scratch/swap-runs-target" "$scratch/swapped/runs"
+mv "$scratch/swapped" "$scratch/swapped.real"
+ln -s "$scratch/swap-root-target" "$scratch/swapped"
+wait "$swap_pid"
+swap_rc=$?
+checks=$((checks + 1))
+outside=$(find "$scratch/swap-root-target" "$scratch/swap-runs-target" -mindepth 1)
+[ -z "$outside" ] || { echo "FAIL: a suite wrote through a directory swapped for a link mid-run: $outside"; failures=$((failures + 1)); }
+checks=$((checks + 1))
+[ "$swap_rc" = 0 ] && [ "$(ls "$scratch"/swapped.real/runs.real/*.h5 | wc -l)" = 12 ] && [ -f "$scratch/swapped.real/suite.tsv" ] ||
+  { echo "FAIL: the swapped suite did not finish where it began (exit $swap_rc)"; failures=$((failures + 1)); }
 # An output that is a link is refused before any work, never replaced or written through: the
 # report's index.html.
 mkdir -p "$scratch/linked-report"
