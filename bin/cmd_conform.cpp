@@ -1,11 +1,13 @@
 // `fedbench conform SOLVER`: the checks every built-in solver passes in fedbench's own tests,
 // run on any registered solver, so that a plug-in's author can run them on theirs.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
 #include "core/params.hpp"
 #include "engine/conformance.hpp"
+#include "engine/solver.hpp"
 
 namespace fedbench::cli {
 
@@ -30,6 +32,11 @@ std::function<int()> add_conform(CLI::App& app) {
               "build/libmy_methods.so conform my-gda");
   return [o] {
     o->request.solver_params = parse_assignments(o->solver_params, "solver " + o->request.solver);
+    // A misspelt name is bad input (exit 2), not five failed checks.
+    const auto& specs = solver_registry().get(o->request.solver).params;
+    for (const auto& [key, value] : o->request.solver_params)
+      if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; }))
+        detail::unknown_parameter("solver " + o->request.solver, key, specs);
     o->request.problem_params = parse_assignments(o->problem_params, "problem " + o->request.problem);
     int failed = 0;
     for (const auto& check : check_conformance(o->request)) {

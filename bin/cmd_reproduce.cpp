@@ -234,6 +234,12 @@ std::function<int()> add_reproduce(CLI::App& app) {
     suite::ReproduceOptions options;
     options.quick = o->quick;
     options.output = o->output.empty() ? "results/reproduce/" + e.name + (o->quick ? "-quick" : "") : o->output;
+    {  // before any work: the output is a directory or nothing yet
+      std::error_code ec;
+      const auto st = std::filesystem::symlink_status(options.output, ec);
+      if (!ec && std::filesystem::exists(st) && !std::filesystem::is_directory(std::filesystem::status(options.output, ec)))
+        throw UserError("cannot write " + options.output + ": it is not a directory; name a directory for reproduce's output");
+    }
     options.suite.jobs = o->jobs;
     options.suite.quiet = o->quiet || o->json;
     options.suite.reuse_stale = o->reuse_stale;

@@ -28,7 +28,11 @@ Directory::Directory(const std::string& path, Last last) : path_(path.empty() ? 
 }
 
 Directory Directory::holding(const std::string& file, Last last) {
-  return Directory(std::filesystem::path(file).parent_path().string(), last);
+  const std::filesystem::path path(file);
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..")  // '' or 'dir/': no name to write under
+    throw UserError("cannot write '" + file + "': give a file name");
+  return Directory(path.parent_path().string(), last);
 }
 
 Directory Directory::child(const std::string& name, Create create) const {

@@ -1,5 +1,9 @@
 #include "suite/grid.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,13 +47,41 @@ bool parse_call(const std::string& text, const std::string& name, std::vector<do
                   std::to_string(static_cast<long long>(kMaxGridValues)));
 }
 
+// The text of a suite or experiment file: a regular file of at most kMaxYamlBytes, checked on
+// the open descriptor (O_NONBLOCK: a FIFO is never waited on), so that a directory, a FIFO, a
+// device or a huge file is one line, not an internal error, a hang or a memory blow-up.
+constexpr long long kMaxYamlBytes = 16LL << 20;
+std::string read_yaml_text(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw UserError("cannot open " + what + " " + path + ": no such file or not readable");
+  struct stat st {};
+  const bool stated = ::fstat(fd, &st) == 0;
+  std::string refusal;
+  if (stated && S_ISDIR(st.st_mode)) refusal = "it is a directory; give a YAML file";
+  else if (stated && !S_ISREG(st.st_mode)) refusal = "not a regular file (a FIFO, device or socket); give a YAML file";
+  else if (stated && st.st_size > kMaxYamlBytes)
+    refusal = std::to_string(st.st_size) + " bytes, more than a " + what + " file may have (16 MiB)";
+  std::string text;
+  if (refusal.empty()) {
+    char buffer[1 << 16];
+    ssize_t got = 0;
+    while ((got = ::read(fd, buffer, sizeof buffer)) > 0 &&
+           static_cast<long long>(text.size()) <= kMaxYamlBytes)
+      text.append(buffer, static_cast<std::size_t>(got));
+    if (got < 0) refusal = "cannot read it";
+    else if (static_cast<long long>(text.size()) > kMaxYamlBytes) refusal = "more than 16 MiB; not a " + what + " file";
+  }
+  ::close(fd);
+  if (!refusal.empty()) throw UserError("cannot open " + what + " " + path + ": " + refusal);
+  return text;
+}
+
 }  // namespace
 
 YAML::Node load_yaml_file(const std::string& path, const std::string& what) {
+  const std::string text = read_yaml_text(path, what);
   try {
-    return YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UserError("cannot open " + what + " " + path + ": no such file or not readable");
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw UserError(path + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
   }

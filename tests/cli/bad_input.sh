@@ -122,4 +122,27 @@ expect_ok "suite my_results-winners" "$fedbench" plan "$scratch/my results/winne
 # write (exit 1, tests/cli/faults.sh).
 expect_fail 2 "fedbench: cannot create results directory $scratch/keep.h5/runs: Not a directory" \
   "$fedbench" run "$scratch/tiny.yaml" --results "$scratch/keep.h5" -q
+# A suite file that is a directory, a FIFO (never waited on: the command runs under timeout) or
+# too large is one line and exit 2.
+mkdir -p "$scratch/suite-dir.yaml"
+expect_fail 2 "fedbench: cannot open suite $scratch/suite-dir.yaml: it is a directory; give a YAML file" \
+  "$fedbench" plan "$scratch/suite-dir.yaml"
+mkfifo "$scratch/suite-fifo.yaml"
+expect_fail 2 "fedbench: cannot open suite $scratch/suite-fifo.yaml: not a regular file (a FIFO, device or socket); give a YAML file" \
+  timeout -s KILL 20 "$fedbench" run "$scratch/suite-fifo.yaml"
+truncate -s 17M "$scratch/huge.yaml"
+expect_fail 2 "fedbench: cannot open suite $scratch/huge.yaml: 17825792 bytes, more than a suite file may have (16 MiB)" \
+  "$fedbench" plan "$scratch/huge.yaml"
+# An output named '' or a directory path ending in / has no file name: nothing is written.
+expect_fail 2 "fedbench: cannot write '': give a file name" "$fedbench" instance two-client-game -o ''
+checks=$((checks + 1))
+[ -e .part ] && { echo "FAIL: instance -o '' left ./.part"; failures=$((failures + 1)); }
+expect_fail 2 "fedbench: cannot write '$scratch/': give a file name" "$fedbench" instance two-client-game -o "$scratch/"
+# conform: a misspelt solver parameter is bad input, not failed checks.
+expect_fail 2 "fedbench: solver gda: unknown parameter 'nope'; valid: batch_size, dual_step_size, step_size" \
+  "$fedbench" conform gda -s nope=1
+# reproduce's output is a directory: a file there is refused before any work.
+touch "$scratch/not-a-directory"
+expect_fail 2 "fedbench: cannot write $scratch/not-a-directory: it is not a directory; name a directory for reproduce's output" \
+  "$fedbench" reproduce zhang2024-fig7 --quick -o "$scratch/not-a-directory"
 finish
