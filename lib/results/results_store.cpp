@@ -1,5 +1,10 @@
 #include "results/results_store.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ext/stdio_filebuf.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -228,9 +233,21 @@ namespace {
 // run. Several suites may share a directory (reproduce's winners and baselines do).
 constexpr const char* kSuiteHeader = "suite\tid\tproblem\tsolver\tseed";
 
-std::optional<std::vector<std::vector<std::string>>> recorded_suites(const std::string& dir) {
-  std::ifstream in(dir + "/suite.tsv");
-  if (!in) return std::nullopt;
+// suite.tsv is read only as a regular file (never through a link, never waiting on a FIFO) of at
+// most kMaxSuiteTsvBytes (10^6 runs take about 120 MB): anything else is one line, exit 2.
+constexpr long long kMaxSuiteTsvBytes = 512LL << 20;
+std::optional<std::vector<std::vector<std::string>>> recorded_suites(const io::Directory& dir) {
+  const int fd = ::openat(dir.fd(), "suite.tsv", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return std::nullopt;
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxSuiteTsvBytes) {
+    const bool regular = fd >= 0 && S_ISREG(st.st_mode);
+    if (fd >= 0) ::close(fd);
+    throw UserError(dir.shown("suite.tsv") + (regular ? " is larger than 512 MiB" : " is not a regular file (a link, FIFO or device)") +
+                    ": not one fedbench wrote; delete it (the next run of the suite writes it again)");
+  }
+  __gnu_cxx::stdio_filebuf<char> buffer(fd, std::ios::in);  // closes fd
+  std::istream in(&buffer);
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) {
     auto fields = split(line, '\t');
@@ -240,7 +257,9 @@ std::optional<std::vector<std::vector<std::string>>> recorded_suites(const std::
 }
 
 std::optional<std::set<std::string>> recorded_ids(const std::string& dir) {
-  const auto rows = recorded_suites(dir);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
+  const auto rows = recorded_suites(io::Directory(dir));
   if (!rows) return std::nullopt;
   std::set<std::string> ids;
   for (const auto& r : *rows) ids.insert(r[1]);
@@ -257,7 +276,7 @@ void ResultsStore::record_suite(const Suite& suite) const {
   const std::string key = fs::absolute(suite.path, ec).lexically_normal().string();
   const DirectoryLock lock(root());
   std::string text = std::string(kSuiteHeader) + "\n";
-  if (const auto rows = recorded_suites(dir_))
+  if (const auto rows = recorded_suites(root()))
     for (const auto& r : *rows)
       if (r[0] != key) text += join(r, "\t") + "\n";  // other suites sharing the directory
   for (const auto& run : suite.runs)

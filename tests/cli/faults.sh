@@ -394,6 +394,20 @@ fifo_run=$(ls "$scratch"/fifo-dir/runs/*.h5 | head -n 1)
 rm "$fifo_run" && mkfifo "$fifo_run"
 expect_ok "11 done, 0 partial, 0 new, 1 corrupt" timeout 20 "$fedbench" plan "$long" --results "$scratch/fifo-dir"
 
+# suite.tsv planted as a FIFO or as a link to /dev/zero: read only as a regular file, so each
+# reader says so in one line (exit 2) at once, never hangs or fills memory.
+cp -r "$scratch/whole" "$scratch/planted-tsv"
+mv "$scratch/planted-tsv/suite.tsv" "$scratch/planted-tsv.tsv"
+for plant in fifo zero; do
+  if [ "$plant" = fifo ]; then mkfifo "$scratch/planted-tsv/suite.tsv"; else ln -s /dev/zero "$scratch/planted-tsv/suite.tsv"; fi
+  want="fedbench: $scratch/planted-tsv/suite.tsv is not a regular file (a link, FIFO or device): not one fedbench wrote; delete it (the next run of the suite writes it again)"
+  expect_fail 2 "$want" timeout -s KILL 20 "$fedbench" select "$scratch/planted-tsv" --at rounds=100
+  expect_fail 2 "$want" timeout -s KILL 20 "$fedbench" export "$scratch/planted-tsv" --csv -o "$scratch/planted.csv"
+  expect_fail 2 "$want" timeout -s KILL 20 "$fedbench" prune "$scratch/planted-tsv"
+  rm "$scratch/planted-tsv/suite.tsv"
+done
+mv "$scratch/planted-tsv.tsv" "$scratch/planted-tsv/suite.tsv"
+
 # A suite file writes below the working directory only; --results may point anywhere.
 printf 'name: outside\nresults: %s\nproblems: [{name: quadratic-game}]\nsolvers: [{name: gda}]\n' \
   "$scratch/elsewhere" >"$scratch/outside.yaml"
