@@ -389,6 +389,18 @@ expect_fail 2 "fedbench: $scratch/fifo.h5: not a regular file (a FIFO, device or
   timeout 20 "$fedbench" show "$scratch/fifo.h5"
 expect_fail 2 "fedbench: cannot read dataset /dev/zero: not a regular file (a FIFO, device or socket); give a file" \
   timeout 20 "$fedbench" run --problem auc -p source=libsvm -p path=/dev/zero --solver gda --rounds 2
+# A dataset of a run file replaced by an HDF5 external link to a FIFO (or a soft link): refused
+# at once, never opened (the external link class is unregistered before any file is read).
+"$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 5 -q -o "$scratch/elink.h5"
+mkfifo "$scratch/elink-fifo"
+"$python" - "$scratch/elink.h5" "$scratch/elink-fifo" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "a") as f:
+    del f["trajectory/rel_error"]
+    f["trajectory/rel_error"] = h5py.ExternalLink(sys.argv[2], "/x")
+PY
+expect_fail 2 "fedbench: $scratch/elink.h5:/trajectory/rel_error is a link (soft or to another file), which fedbench never writes" \
+  timeout -s KILL 20 "$fedbench" show "$scratch/elink.h5"
 cp -r "$scratch/whole" "$scratch/fifo-dir"
 fifo_run=$(ls "$scratch"/fifo-dir/runs/*.h5 | head -n 1)
 rm "$fifo_run" && mkfifo "$fifo_run"
