@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -323,14 +324,26 @@ ScreenVerdict screen_run_file(const std::string& path) {
 namespace {
 
 // Bytes this process has read through read(2) and friends (/proc/self/io's rchar; 0 where the
-// kernel does not account them, and the parent then falls back on its quiet window alone).
+// kernel does not account them, and the parent then falls back on its quiet window alone), less
+// what reading /proc/self/io itself cost: the heartbeat's own reads are no progress, or a reader
+// stuck on a FIFO would look busy for ever.
 std::uint64_t bytes_read_so_far() {
-  std::FILE* io = std::fopen("/proc/self/io", "r");
-  if (!io) return 0;
+  static std::atomic<std::uint64_t> own{0};  // bytes returned by the reads below, so far
+  const int fd = ::open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[512];
+  std::size_t got = 0;
+  for (ssize_t n = 0; got < sizeof text - 1 && (n = ::read(fd, text + got, sizeof text - 1 - got)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text[got] = '\0';
   unsigned long long rchar = 0;
-  if (std::fscanf(io, "rchar: %llu", &rchar) != 1) rchar = 0;
-  std::fclose(io);
-  return rchar;
+  if (std::sscanf(text, "rchar: %llu", &rchar) != 1) return 0;
+  const std::uint64_t before = own.fetch_add(got);  // rchar counts the reads made before this one
+  return rchar > before ? rchar - before : 0;
 }
 
 #ifndef FEDBENCH_SANITIZED
