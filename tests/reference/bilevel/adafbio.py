@@ -241,6 +241,8 @@ CASES = [
          note="non-adaptive, hyper-logreg, minibatches, storm_anchor averaged"),
     case(rule="adagrad", problem_name="hyper-logreg", pp=HYPER, theta=0.5, gamma=0.5, lam=0.5,
          q=1, batch=2, sync="none", note="hyper-logreg, q = 1, minibatches, estimator_sync none"),
+    case(rule="adam", pp=QUAD_Y0, theta=None, n=None, k=2.5, gamma=0.005, lam=0.02, batch=2,
+         initial_batch=3, note="theory preset with k = 2.5: eta_offset = k^3 M = 46.9 > 8"),
     case(rule="adam", pp=QUAD_Y0, theta=None, neumann="randomized", batch=2, initial_batch=3,
          note="theory preset (theta, K, eta_offset = max(k^3 M, 8)), y0 != 0, minibatches"),
     case(rule="adabelief", problem_name="hyper-logreg", pp=HYPER, theta=None, k=0.5, gamma=0.5,

@@ -202,6 +202,8 @@ CASES = [
          participation="uniform:2", note="y0 != 0, minibatches, anchor batch, uniform:2"),
     case(Q2, QUAD_Y0, 1, 2, 0.1, 0.08, 0.15, 3, False, series="released-code",
          participation="bernoulli:0.6", note="y0 != 0, released-code series, bernoulli:0.6"),
+    case(Q2, QUAD_Y0, 1, 2, 0.1, 0.08, 0.15, 3, False, series="released-code", batch=2,
+         note="y0 != 0, released-code series (outer anchor on all rows), minibatch steps"),
     case(HL, HYPER, 1, 3, 0.5, 0.5, 0.5, 4, False, note="hyper-logreg, full batches, global series"),
     case(HL, HYPER, 2, 2, 0.5, 0.5, 0.5, 3, False, batch=3, inner_batch=4,
          note="hyper-logreg, minibatches and anchor batch, T_in = 2"),
