@@ -39,5 +39,11 @@ std::int64_t whole_number_value(const std::string& option, const std::string& te
   return v;
 }
 
+double positive_real_value(const std::string& option, const std::string& text, const std::string& what) {
+  double v = 0;
+  if (!parse_real(text, v) || !std::isfinite(v) || v <= 0)
+    throw CLI::ValidationError(option + " = '" + text + "' is not a number > 0 (" + what + ")");
+  return v;
+}
 
 }  // namespace fedbench::cli

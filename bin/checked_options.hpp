@@ -41,4 +41,20 @@ CLI::Option* add_whole_number(CLI::App* app, const std::string& names, T& target
       ->type_name("INT");
 }
 
+//! `text` as a finite number > 0 (seconds, factors): nan, inf, an empty value, 0 and negative
+//! numbers are refused with CLI::ValidationError "OPTION = 'TEXT' is not a number > 0 (WHAT)".
+double positive_real_value(const std::string& option, const std::string& text, const std::string& what);
+
+//! Adds the option `names` storing into `target` a finite number > 0; `target` keeps its value
+//! when the option is not given.
+inline CLI::Option* add_positive_real(CLI::App* app, const std::string& names, double& target,
+                                      const std::string& help, const std::string& what) {
+  const std::string option = names.substr(names.find_last_of(',') + 1);
+  return app
+      ->add_option_function<std::string>(
+          names, [&target, option, what](const std::string& text) { target = positive_real_value(option, text, what); },
+          help)
+      ->type_name("REAL");
+}
+
 }  // namespace fedbench::cli

@@ -166,10 +166,10 @@ std::function<int()> add_run(CLI::App& app) {
   sub->add_option("--target", o->target, "stop when METRIC<=VALUE or METRIC>=VALUE is reached, e.g. rel_error<=1e-12, test_accuracy>=0.9");
   add_whole_number(sub, "--max-samples", o->max_samples, "stop after this many sample gradients", 0, kMaxWholeNumber);
   add_whole_number(sub, "--max-bytes", o->max_bytes, "stop after this many bytes up + down", 0, kMaxWholeNumber);
-  sub->add_option("--time-limit", o->time_limit,
-                  "stop after this many seconds of the run's wall clock (rounds and evaluations)");
-  sub->add_option("--divergence-factor", o->divergence_factor,
-                  "diverged when the primary metric exceeds this times its start value");
+  add_positive_real(sub, "--time-limit", o->time_limit,
+                    "stop after this many seconds of the run's wall clock (rounds and evaluations)", "seconds");
+  add_positive_real(sub, "--divergence-factor", o->divergence_factor,
+                    "diverged when the primary metric exceeds this times its start value", "a factor");
   add_whole_number(sub, "--threads", o->threads,
                    "threads of a run, for its clients and its evaluations (default: all cores; in a suite, cores / jobs, and runs take the cores of jobs with nothing left to start; given, it stays fixed); results do not depend on it",
                    1, kMaxThreads, "use at most the machine's cores (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");

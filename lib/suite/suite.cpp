@@ -1,5 +1,6 @@
 #include "suite/suite.hpp"
 
+#include <cmath>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -45,6 +46,15 @@ double real_number(const YAML::Node& node, const std::string& file, const std::s
   const std::string text = scalar(node, file, what);
   double v = 0;
   if (!parse_real(text, v)) throw UserError(where(file, node) + what + " = '" + text + "' is not a number");
+  return v;
+}
+
+// A finite number > 0 (nan, inf, 0 and negatives would silently mean "no limit" or "stop at once").
+double positive_real(const YAML::Node& node, const std::string& file, const std::string& what,
+                     const std::string& unit) {
+  const double v = real_number(node, file, what);
+  if (!std::isfinite(v) || v <= 0)
+    throw UserError(where(file, node) + what + " = '" + node.Scalar() + "' is not a number > 0 (" + unit + ")");
   return v;
 }
 
@@ -346,9 +356,9 @@ Budget read_budget(const YAML::Node& root, const std::string& path, const SuiteO
                "budget");
     if (b["max_samples"]) budget.max_samples = whole_number(b["max_samples"], path, "max_samples", 0);
     if (b["max_bytes"]) budget.max_bytes = whole_number(b["max_bytes"], path, "max_bytes", 0);
-    if (b["time_limit"]) budget.time_limit = real_number(b["time_limit"], path, "time_limit");
+    if (b["time_limit"]) budget.time_limit = positive_real(b["time_limit"], path, "time_limit", "seconds");
     if (b["divergence_factor"])
-      budget.divergence_factor = real_number(b["divergence_factor"], path, "divergence_factor");
+      budget.divergence_factor = positive_real(b["divergence_factor"], path, "divergence_factor", "a factor");
     if (b["target"]) {
       try {
         budget.target = Target::parse(scalar(b["target"], path, "target"));

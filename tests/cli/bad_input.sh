@@ -141,6 +141,16 @@ expect_fail 2 "fedbench: cannot write '$scratch/': give a file name" "$fedbench"
 # conform: a misspelt solver parameter is bad input, not failed checks.
 expect_fail 2 "fedbench: solver gda: unknown parameter 'nope'; valid: batch_size, dual_step_size, step_size" \
   "$fedbench" conform gda -s nope=1
+# A time limit or divergence factor is a finite number > 0: nan, inf, '' and 0 silently meant no
+# limit or a stop at round 0.
+for v in nan inf '' 0 -1; do
+  expect_fail 2 "fedbench: --time-limit = '$v' is not a number > 0 (seconds) (see fedbench --help)" \
+    "$fedbench" run --problem two-client-game --solver gda --rounds 2 -q --time-limit "$v"
+done
+expect_fail 2 "fedbench: --divergence-factor = 'inf' is not a number > 0 (a factor) (see fedbench --help)" \
+  "$fedbench" run --problem two-client-game --solver gda --rounds 2 -q --divergence-factor inf
+printf 'name: tl\nrounds: 2\nbudget: {time_limit: 0}\nproblems: [{name: two-client-game}]\nsolvers: [{name: gda}]\n' >"$scratch/tl.yaml"
+expect_fail 2 "fedbench: $scratch/tl.yaml:3: time_limit = '0' is not a number > 0 (seconds)" "$fedbench" plan "$scratch/tl.yaml"
 # reproduce's output is a directory: a file there is refused before any work.
 touch "$scratch/not-a-directory"
 expect_fail 2 "fedbench: cannot write $scratch/not-a-directory: it is not a directory; name a directory for reproduce's output" \
