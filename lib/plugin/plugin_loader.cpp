@@ -1,8 +1,11 @@
 #include "plugin/plugin_loader.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +78,24 @@ void load_shared_library(PluginOrigin origin) {
   loaded().push_back(std::move(shared));
 }
 
+// Code fedbench runs must be as trustworthy as fedbench itself: a plug-in file, and the
+// directory it is loaded from, owned by this user or root and writable by nobody else (a
+// world-writable directory with the sticky bit, such as /tmp, cannot have its files replaced by
+// others and is accepted).
+void check_plugin_place(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // a missing path is reported by its caller
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  if (st.st_uid != ::geteuid() && st.st_uid != 0)
+    throw UserError(what + " " + path + " is owned by another user (uid " + std::to_string(st.st_uid) +
+                    "); fedbench loads only plug-ins of its own user or root: copy it to a directory of yours");
+  const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir)
+    throw UserError(what + " " + path + " is writable by group or others (mode " + mode +
+                    "); anyone could change the code fedbench runs: chmod go-w " + path);
+}
+
 // The plug-in files of a directory, in name order.
 std::vector<std::string> plugin_files_in(const fs::path& dir) {
   std::vector<std::string> files;
@@ -90,6 +111,7 @@ std::vector<std::string> plugin_files_in(const fs::path& dir) {
 void load_path(const std::string& path, const std::string& source) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
+    check_plugin_place(path, "plug-in directory");
     for (const auto& file : plugin_files_in(path)) load_plugin(file);
     return;
   }
@@ -105,6 +127,9 @@ std::string plugin_abi() {
 }
 
 void load_plugin(const std::string& path) {
+  check_plugin_place(path, "plug-in");
+  const fs::path parent = fs::path(path).parent_path();
+  check_plugin_place(parent.empty() ? "." : parent.string(), "plug-in directory");
   PluginOrigin origin = origin_of_file(path);
   for (const auto& done : loaded())
     if (done->path == origin.path) return;
@@ -121,7 +146,9 @@ std::string user_plugin_directory() {
   const char* data = std::getenv("XDG_DATA_HOME");
   if (data && *data == '/') return (fs::path(data) / "fedbench" / "plugins").string();
   const char* home = std::getenv("HOME");
-  return (fs::path(home ? home : "") / ".local" / "share" / "fedbench" / "plugins").string();
+  // No HOME, or a relative one: no user directory (never one below the working directory).
+  if (!home || *home != '/') return "";
+  return (fs::path(home) / ".local" / "share" / "fedbench" / "plugins").string();
 }
 
 void load_configured_plugins() {
@@ -130,7 +157,7 @@ void load_configured_plugins() {
       if (!path.empty()) load_path(path, "FEDBENCH_PLUGINS");
   std::error_code ec;
   const std::string user = user_plugin_directory();
-  if (fs::is_directory(user, ec))
+  if (!user.empty() && fs::is_directory(user, ec))
     for (const auto& file : plugin_files_in(user)) load_plugin(file);
 }
 

@@ -20,7 +20,8 @@ namespace fedbench {
 void load_plugin(const std::string& path);
 //! Loads the plug-ins of FEDBENCH_PLUGINS and of the per-user directory.
 void load_configured_plugins();
-//! The per-user plug-in directory (whether or not it exists).
+//! The per-user plug-in directory (whether or not it exists); "" without an absolute HOME
+//! (never a directory below the working directory).
 std::string user_plugin_directory();
 //! The plug-ins loaded so far, in load order.
 std::vector<std::shared_ptr<const PluginOrigin>> loaded_plugins();

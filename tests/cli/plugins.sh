@@ -54,6 +54,28 @@ mkdir -p "$XDG_DATA_HOME/fedbench/plugins" && cp "$plugin" "$XDG_DATA_HOME/fedbe
 expect_ok "^  plug-in: my-gda 0.1.0 \($XDG_DATA_HOME/fedbench/plugins/libmy_gda.so\)" "$fb" describe my-gda
 rm -r "$XDG_DATA_HOME/fedbench/plugins"
 expect_fail_like 2 "^fedbench: unknown problem or solver 'my-gda'" "$fb" describe my-gda
+# Plug-in places anyone could change are refused with the fix: a directory or a file writable by
+# group or others (a sticky world-writable directory such as /tmp is fine), and, as root, a
+# file another user owns. Without an absolute HOME no user directory is searched (never one
+# below the working directory).
+mkdir -p "$scratch/open-dir" && cp "$plugin" "$scratch/open-dir/" && chmod 0777 "$scratch/open-dir"
+expect_fail 2 "fedbench: plug-in directory $scratch/open-dir is writable by group or others (mode 0777); anyone could change the code fedbench runs: chmod go-w $scratch/open-dir" \
+  env FEDBENCH_PLUGINS="$scratch/open-dir" "$fb" describe my-gda
+chmod 0755 "$scratch/open-dir" && chmod 0666 "$scratch/open-dir/libmy_gda.so"
+expect_fail 2 "fedbench: plug-in $scratch/open-dir/libmy_gda.so is writable by group or others (mode 0666); anyone could change the code fedbench runs: chmod go-w $scratch/open-dir/libmy_gda.so" \
+  "$fb" --plugin "$scratch/open-dir/libmy_gda.so" describe my-gda
+chmod 0644 "$scratch/open-dir/libmy_gda.so"
+expect_ok "^  plug-in: my-gda 0.1.0" "$fb" --plugin "$scratch/open-dir/libmy_gda.so" describe my-gda
+mkdir -p "$scratch/sticky" && chmod 1777 "$scratch/sticky" && cp "$plugin" "$scratch/sticky/"
+expect_ok "^  plug-in: my-gda 0.1.0" "$fb" --plugin "$scratch/sticky/libmy_gda.so" describe my-gda
+if [ "$(id -u)" = 0 ]; then
+  chown 65534 "$scratch/sticky/libmy_gda.so"
+  expect_fail_like 2 "^fedbench: plug-in $scratch/sticky/libmy_gda.so is owned by another user \(uid 65534\)" \
+    "$fb" --plugin "$scratch/sticky/libmy_gda.so" describe my-gda
+fi
+mkdir -p "$scratch/cwd/.local/share/fedbench/plugins" && cp "$plugin" "$scratch/cwd/.local/share/fedbench/plugins/"
+expect_fail_like 2 "^fedbench: unknown problem or solver 'my-gda'" env -C "$scratch/cwd" -u XDG_DATA_HOME HOME= "$fb" describe my-gda
+expect_fail_like 2 "^fedbench: unknown problem or solver 'my-gda'" env -C "$scratch/cwd" -u XDG_DATA_HOME -u HOME "$fb" describe my-gda
 expect_fail_like 2 "^fedbench: plug-in nothing.so: no such file; " "$fb" --plugin nothing.so list solvers
 expect_fail_like 2 "^fedbench: plug-in $prefix/lib/libfedbench.so.*: not a fedbench plug-in" \
   "$fb" --plugin "$(ls "$prefix"/lib/libfedbench.so.*.*.*)" list solvers
