@@ -4,10 +4,17 @@
 // screen (fedbench itself) on files that crash libhdf5 is exercised by tests/cli/faults.sh.
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "engine/runner.hpp"
 #include "io/screen/run_file_contents.hpp"
 #include "io/screen/run_file_screen.hpp"
@@ -227,4 +234,30 @@ TEST_CASE("run identity: a changed byte in the stored configuration or seed is f
   CHECK(suite::is_run_id(id));
   CHECK_FALSE(suite::is_run_id(id.substr(1) + "G"));
   CHECK_FALSE(suite::is_run_id(id + "0"));
+}
+
+TEST_CASE("run-file screen: one interrupt ends the wait on a stalled screen at once") {
+  // In a child process: the interrupt flag, once raised, stays raised for the whole process.
+  const std::string path = written_run("interrupted.h5", small_game(2));
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    install_interrupt_handlers();
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      ::kill(::getpid(), SIGINT);
+    }).detach();
+    const auto start = std::chrono::steady_clock::now();
+    int code = 1;  // the wait ran to the screen's 30 s limit, or ended without a word
+    try {
+      screened_by("exec sleep 20", path, 30);
+    } catch (const Interrupted&) {
+      code = std::chrono::steady_clock::now() - start < std::chrono::seconds(3) ? 0 : 2;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

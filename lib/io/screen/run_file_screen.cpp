@@ -23,6 +23,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/text.hpp"
 #include "io/screen/run_file_contents.hpp"
 
@@ -246,8 +247,13 @@ class Screen {
         return false;
       }
       pollfd p{fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-      if (ready <= 0) continue;  // interrupted or timed out: the deadline decides
+      // Woken at least every 200 ms, so that a pending interrupt ends the wait at once.
+      const int ready = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 200)));
+      if (ready <= 0 && interrupt_signal() != 0) {  // Ctrl-C or SIGTERM: end the wait now
+        reap(std::chrono::milliseconds(0));
+        throw Interrupted(std::string(interrupt_word()) + " while reading a run file");
+      }
+      if (ready <= 0) continue;  // timed out: the deadline decides
       const ssize_t n = ::recv(fd_, out + done, size - done, 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
