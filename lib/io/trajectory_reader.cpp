@@ -257,6 +257,17 @@ RunFileContents read_run_file_contents(const std::string& path) {
       throw UserError(path + ": not a fedbench run file (no trajectory column " + name + ")");
   for (const auto& name : run.column_names) run.columns[name] = budget.read(trajectory.id(), name);
   check_counts(path, "/trajectory", run.columns, counters);
+  // Rows are evaluations of rounds 0..rounds in order: a file whose rows go back or run past the
+  // rounds it says it ran cannot be read as a trajectory (a 20-round run with 1.5 M rows).
+  if (const auto& r = run.columns.at("round"); !r.empty()) {
+    for (std::size_t i = 1; i < r.size(); ++i)
+      if (!(r[i] > r[i - 1]))
+        throw UserError(path + ": corrupt: /trajectory/round goes from " + format_real(r[i - 1]) + " to " +
+                        format_real(r[i]) + " at row " + std::to_string(i) + "; rounds only increase");
+    if (const auto it = run.numbers.find("rounds"); it != run.numbers.end() && r.back() > it->second)
+      throw UserError(path + ": corrupt: a row for round " + format_real(r.back()) + " of a run of " +
+                      format_real(it->second) + " rounds");
+  }
 
   // Only the per-client totals fedbench writes: one dataset per oracle kind, and samples.
   std::vector<std::string> client_counters(kOracleKindNames.begin(), kOracleKindNames.end());
@@ -283,6 +294,11 @@ RunFileContents read_run_file_contents(const std::string& path) {
       if (info) m.direction = info->direction, m.description = info->description, m.unit = info->unit;
     } else if (const auto d = parse_direction(direction)) {
       m.direction = *d;
+      // Which way is better is fedbench's knowledge, not the file's: a file saying otherwise for
+      // a metric fedbench defines would make selection pick the worst runs.
+      if (const auto info = metric_info(name); info && info->direction != *d)
+        throw UserError(path + ": corrupt: metric " + name + " records direction '" + direction + "'; fedbench's " +
+                        name + " is " + (info->direction == Direction::min ? "'min' (lower is better)" : "'max' (higher is better)"));
     } else {
       throw UserError(path + ": metric " + name + " has direction '" + direction + "' (min or max)");
     }

@@ -401,6 +401,31 @@ with h5py.File(sys.argv[1], "a") as f:
 PY
 expect_fail 2 "fedbench: $scratch/elink.h5:/trajectory/rel_error is a link (soft or to another file), which fedbench never writes" \
   timeout -s KILL 20 "$fedbench" show "$scratch/elink.h5"
+# Metadata cannot steer: a file claiming rel_error is better high, or whose rounds go back, is
+# corrupt (not scored); in a results directory select leaves it out with that reason.
+"$fedbench" run --problem two-client-game --solver gda -s step_size=0.1 --rounds 5 -q -o "$scratch/steer.h5"
+cp "$scratch/steer.h5" "$scratch/steer-rounds.h5"
+"$python" - "$scratch/steer.h5" "$scratch/steer-rounds.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "a") as f:
+    f["trajectory/rel_error"].attrs["direction"] = "max"
+with h5py.File(sys.argv[2], "a") as f:
+    r = f["trajectory/round"][()]
+    r[2] = r[1]
+    f["trajectory/round"][...] = r
+PY
+expect_fail 2 "fedbench: $scratch/steer.h5: corrupt: metric rel_error records direction 'max'; fedbench's rel_error is 'min' (lower is better)" \
+  "$fedbench" show "$scratch/steer.h5"
+expect_fail 2 "fedbench: $scratch/steer-rounds.h5: corrupt: /trajectory/round goes from 1 to 1 at row 2; rounds only increase" \
+  "$fedbench" show "$scratch/steer-rounds.h5"
+cp -r "$scratch/whole" "$scratch/steered"
+victim=$(ls "$scratch"/steered/runs/*.h5 | head -n 1)
+"$python" - "$victim" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "a") as f:
+    f["trajectory/rel_error"].attrs["direction"] = "max"
+PY
+expect_ok "corrupt: metric rel_error records direction 'max'" "$fedbench" select "$scratch/steered" --at rounds=100
 cp -r "$scratch/whole" "$scratch/fifo-dir"
 fifo_run=$(ls "$scratch"/fifo-dir/runs/*.h5 | head -n 1)
 rm "$fifo_run" && mkfifo "$fifo_run"
