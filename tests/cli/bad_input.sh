@@ -151,6 +151,10 @@ expect_fail 2 "fedbench: --divergence-factor = 'inf' is not a number > 0 (a fact
   "$fedbench" run --problem two-client-game --solver gda --rounds 2 -q --divergence-factor inf
 printf 'name: tl\nrounds: 2\nbudget: {time_limit: 0}\nproblems: [{name: two-client-game}]\nsolvers: [{name: gda}]\n' >"$scratch/tl.yaml"
 expect_fail 2 "fedbench: $scratch/tl.yaml:3: time_limit = '0' is not a number > 0 (seconds)" "$fedbench" plan "$scratch/tl.yaml"
+# A command-line grid of 10^5 values is refused by the run count at once (its deduplication took
+# minutes), under a timeout that a quadratic search would exceed.
+expect_fail_like 2 "suite expands to 1199988 runs; a suite may have at most 1000000" \
+  timeout -s KILL 30 "$fedbench" plan "$(dirname "$0")/suites/long.yaml" -p "dim=range(1,1e5)"
 # reproduce's output is a directory: a file there is refused before any work.
 touch "$scratch/not-a-directory"
 expect_fail 2 "fedbench: cannot write $scratch/not-a-directory: it is not a directory; name a directory for reproduce's output" \
