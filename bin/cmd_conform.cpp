@@ -34,9 +34,11 @@ std::function<int()> add_conform(CLI::App& app) {
     o->request.solver_params = parse_assignments(o->solver_params, "solver " + o->request.solver);
     // A misspelt name is bad input (exit 2), not five failed checks.
     const auto& specs = solver_registry().get(o->request.solver).params;
-    for (const auto& [key, value] : o->request.solver_params)
+    for (const auto& assignment : o->request.solver_params) {
+      const std::string& key = assignment.first;
       if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; }))
         detail::unknown_parameter("solver " + o->request.solver, key, specs);
+    }
     o->request.problem_params = parse_assignments(o->problem_params, "problem " + o->request.problem);
     int failed = 0;
     for (const auto& check : check_conformance(o->request)) {
