@@ -68,7 +68,11 @@ void RunClaim::finished() {
 void RunClaim::remove_stale(const std::string& results_dir, const std::string& id) {
   struct stat st {};
   if (::stat((results_dir + "/runs/" + id + ".lock").c_str(), &st) != 0) return;
-  remove_stale(io::Directory(results_dir + "/runs", io::Directory::Last::refuse_link), id);
+  try {
+    remove_stale(io::Directory(results_dir + "/runs", io::Directory::Last::refuse_link), id);
+  } catch (const WriteError&) {
+    // runs/ not openable as fedbench's own (a link): the stale file stays, harmless
+  }
 }
 
 void RunClaim::remove_stale(const io::Directory& runs, const std::string& id) {
@@ -81,25 +85,19 @@ void RunClaim::remove_stale(const io::Directory& runs, const std::string& id) {
   }
 }
 
-DirectoryLock::DirectoryLock(const std::string& dir) {
-  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) throw WriteError("cannot open " + dir + ": " + system_reason(errno));
-  if (lock(fd_, LOCK_EX) != 0) {
-    const int err = errno;
-    ::close(fd_);
-    fd_ = -1;
-    throw WriteError("cannot lock " + dir + ": " + system_reason(err));
-  }
-}
+DirectoryLock::DirectoryLock(const std::string& dir)
+    : DirectoryLock(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir) {}
 
-DirectoryLock::DirectoryLock(const io::Directory& dir) {
-  fd_ = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) throw WriteError("cannot open " + dir.path() + ": " + system_reason(errno));
+DirectoryLock::DirectoryLock(const io::Directory& dir)
+    : DirectoryLock(::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir.path()) {}
+
+DirectoryLock::DirectoryLock(int fd, const std::string& shown) : fd_(fd) {
+  if (fd_ < 0) throw WriteError("cannot open " + shown + ": " + system_reason(errno));
   if (lock(fd_, LOCK_EX) != 0) {
     const int err = errno;
     ::close(fd_);
     fd_ = -1;
-    throw WriteError("cannot lock " + dir.path() + ": " + system_reason(err));
+    throw WriteError("cannot lock " + shown + ": " + system_reason(err));
   }
 }
 

@@ -50,6 +50,7 @@ class DirectoryLock {
   DirectoryLock& operator=(const DirectoryLock&) = delete;
 
  private:
+  DirectoryLock(int fd, const std::string& shown);  // locks `fd`, a directory opened for it
   int fd_ = -1;
 };
 
