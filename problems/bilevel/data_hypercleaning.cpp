@@ -200,15 +200,11 @@ class DataHypercleaning : public BilevelProblem {
   void do_lower_hvp(int i, std::span<const Index> s, const Vec& z, const Vec& v, Vec& out) const override {
     out.setZero();
     Scratch& sc = scratch();
-    const double* cached = s.empty() ? full_batch_probabilities(i, z) : nullptr;
+    auto& probabilities = row_probabilities(i, z);
     for_each_training(i, s, [&](Index row, Index xj) {
       // grad^2 CE[V] = ((diag(pi) - pi pi^T) V a~) a~^T (our derivation)
-      if (cached) {
-        sc.prob = Eigen::Map<const Vec>(cached + (xj - x_offset_[i]) * classes_, classes_);
-        logits(X_, row, v.data(), sc.direction);
-      } else {
-        probabilities_and_logits(row, w_of(z), v.data(), sc.prob, sc.direction);
-      }
+      sc.prob = Eigen::Map<const Vec>(row_probability(probabilities, z, row, xj - x_offset_[i]), classes_);
+      logits(X_, row, v.data(), sc.direction);
       const double mean = sc.prob.dot(sc.direction);
       sc.direction = (sc.prob.array() * (sc.direction.array() - mean)).matrix();
       add_outer(X_, row, weight(z, xj), sc.direction, out);
@@ -382,16 +378,26 @@ class DataHypercleaning : public BilevelProblem {
     return static_cast<double>(s.empty() ? static_cast<Index>(train_[i].size()) : static_cast<Index>(s.size()));
   }
 
-  //! Softmax probabilities of client i's training rows at z (rows x C), kept per thread.
-  const double* full_batch_probabilities(int i, const Vec& z) const {
-    return hessian_cache_.at(i, z, train_.size(), [&](std::vector<double>& prob) {
-      prob.resize(train_[i].size() * static_cast<std::size_t>(classes_));
+  //! Softmax probabilities of client i's training rows at z (rows x C), each computed the first
+  //! time a Hessian product asks for it and kept per thread (a Neumann series applies the
+  //! Hessian of one point to many minibatches).
+  LazyRowCache<DataHypercleaning>::Rows& row_probabilities(int i, const Vec& z) const {
+    return hessian_cache_.at(i, z, train_.size(), static_cast<Index>(train_[i].size()), classes_);
+  }
+  //! Row j (dataset row `row`) of client i's probabilities at z.
+  const double* row_probability(LazyRowCache<DataHypercleaning>::Rows& rows, const Vec& z, Index row, Index j) const {
+    return rows.get(j, [&](double* out) {
       Vec& row_prob = scratch().prob;
-      for (std::size_t j = 0; j < train_[i].size(); ++j) {
-        row_loss(X_, train_[i][j], label(train_[i][j]), w_of(z), row_prob);
-        std::copy(row_prob.data(), row_prob.data() + classes_, prob.data() + j * static_cast<std::size_t>(classes_));
-      }
-    }).data();
+      row_loss(X_, row, label(row), w_of(z), row_prob);
+      std::copy(row_prob.data(), row_prob.data() + classes_, out);
+    });
+  }
+  //! All of client i's training rows' probabilities at z (rows x C).
+  const double* full_batch_probabilities(int i, const Vec& z) const {
+    auto& rows = row_probabilities(i, z);
+    for (std::size_t j = 0; j < train_[i].size(); ++j)
+      row_probability(rows, z, train_[i][j], static_cast<Index>(j));
+    return rows.values();
   }
 
   //! fn(dataset row, index of its weight in x) over client i's training batch.
@@ -549,7 +555,7 @@ class DataHypercleaning : public BilevelProblem {
   datasets::Partition train_, validation_;     // per client: rows of X_
   std::vector<Index> x_offset_;                // client i's weights: x(x_offset_[i] + j)
   std::vector<bool> corrupted_;                // per entry of x
-  FullBatchCache<DataHypercleaning, std::vector<double>> hessian_cache_;
+  LazyRowCache<DataHypercleaning> hessian_cache_;
   std::shared_ptr<FeatureSecondMoment> features_ = std::make_shared<FeatureSecondMoment>();
 };
 

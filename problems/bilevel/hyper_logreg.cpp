@@ -173,10 +173,10 @@ class HyperLogreg : public BilevelProblem {
     by_columns([&](auto C) {
       constexpr Index kC = decltype(C)::value;
       if (!s.empty()) {
-        add_loss_hvp<kC>(data_.train[i], s, nullptr, z, v, out);
+        add_loss_hvp<kC>(data_.train[i], s, probabilities_at<kC>(i, z), v, out);
       } else {  // the full batch block by block, each block's probabilities from the cache
         for (int b = 0; b < lower_row_blocks(i); ++b)
-          add_loss_hvp<kC>(data_.train[i], train_block(i, b), block_probabilities(i, b, z), z, v, out);
+          add_loss_hvp<kC>(data_.train[i], train_block(i, b), probabilities_at<kC>(i, z), v, out);
       }
     });
     sum_to_mean(out, s.empty() ? num_samples(i) : static_cast<Index>(s.size()));
@@ -320,8 +320,7 @@ class HyperLogreg : public BilevelProblem {
   void do_lower_block_hvp(int i, int b, const Vec& z, const Vec& v, Vec& out) const override {
     out.setZero();
     by_columns([&](auto C) {
-      add_loss_hvp<decltype(C)::value>(data_.train[i], train_block(i, b), block_probabilities(i, b, z), z, v,
-                                       out);
+      add_loss_hvp<decltype(C)::value>(data_.train[i], train_block(i, b), probabilities_at<decltype(C)::value>(i, z), v, out);
     });
   }
   //! The regulariser R(x, y), in every g_i.
@@ -437,19 +436,30 @@ class HyperLogreg : public BilevelProblem {
     return block_of(data_.validation[i].size(), b);
   }
 
-  //! Softmax probabilities of block b of client i's training rows at z (rows x c), kept per
-  //! thread for each block.
+  //! Softmax probabilities of client i's training rows at z (rows x c), each computed the first
+  //! time a Hessian product asks for it and kept per thread (a Neumann series applies the
+  //! Hessian of one point to many minibatches; CG, the full batch many times).
+  LazyRowCache<HyperLogreg>::Rows& training_probabilities(int i, const Vec& z) const {
+    return hessian_cache_.at(i, z, data_.train.size(), num_samples(i), classes_);
+  }
+  //! Training row j of client i at z, from `rows` (training_probabilities(i, z)); C as
+  //! row_probabilities (the same bits for every C).
+  template <Index C = 0>
+  const double* training_probability(LazyRowCache<HyperLogreg>::Rows& rows, int i, Index j, const Vec& z) const {
+    return rows.get(j, [&](double* prob) { row_probabilities<C>(data_.train[i][j], y_of(z), prob); });
+  }
+  //! probability_of(j) for add_loss_hvp: client i's training row j at z, through the cache.
+  template <Index C>
+  auto probabilities_at(int i, const Vec& z) const {
+    LazyRowCache<HyperLogreg>::Rows* rows = &training_probabilities(i, z);
+    return [this, rows, i, &z](Index j) { return training_probability<C>(*rows, i, j, z); };
+  }
+  //! The probabilities of block b of client i's training rows at z (rows x c).
   const double* block_probabilities(int i, int b, const Vec& z) const {
-    const std::size_t c = static_cast<std::size_t>(classes_);
-    return hessian_cache_
-        .at(first_train_block_[i] + b, z, first_train_block_.back(),
-            [&](std::vector<double>& prob) {
-              const auto block = train_block(i, b);
-              prob.resize(block.size() * c);
-              for (std::size_t j = 0; j < block.size(); ++j)
-                row_loss(data_.train[i][block[j]], y_of(z), prob.data() + j * c);
-            })
-        .data();
+    auto& rows = training_probabilities(i, z);
+    const auto block = train_block(i, b);
+    for (Index j : block) training_probability(rows, i, j, z);
+    return rows.values() + block.front() * classes_;
   }
   //! (1/M) sum_i (1/n_i) sum over client i's training rows of the size x size matrices that
   //! add_row(row, its probabilities at z, sum) adds: clients' parts of hessian_blocks_ row
@@ -550,29 +560,21 @@ class HyperLogreg : public BilevelProblem {
     return total;
   }
   //! out += the sum over the batch of grad^2 CE[V] = a (pi . V^T a - pi (pi^T V^T a))^T on the
-  //! free columns (our derivation); `cached`: the batch's probabilities in batch order (rows x
-  //! classes), else computed here.
-  template <Index C>
-  void add_loss_hvp(const std::vector<Index>& rows, std::span<const Index> s, const double* cached,
-                    const Vec& z, const Vec& v, Vec& out) const {
+  //! free columns (our derivation); probability_of(j): the probabilities of the client's row j.
+  template <Index C, class ProbabilityOf>
+  void add_loss_hvp(const std::vector<Index>& rows, std::span<const Index> s, ProbabilityOf&& probability_of,
+                    const Vec& v, Vec& out) const {
     double stack[4];
-    const auto buffers = work<C>(stack);
-    double* const prob = buffers.first;  // plain names: clang 14 lambdas cannot capture bindings
-    double* const direction = buffers.second;
-    for_each_row(rows, s, [&](Index row) {
-      const double* pi = prob;
-      if (cached) {
-        pi = cached;
-        cached += classes_;
-      } else {
-        row_probabilities<C>(row, y_of(z), prob);
-      }
+    double* const direction = work<C>(stack).second;
+    for (Index j : s) {
+      const Index row = rows[static_cast<std::size_t>(j)];
+      const double* pi = probability_of(j);
       row_logits<C>(row, v.data(), direction);
       double mean = 0;
       for (Index c = 0; c < classes<C>(); ++c) mean += pi[c] * direction[c];
       for (Index c = 0; c < classes<C>(); ++c) direction[c] = pi[c] * (direction[c] - mean);
       add_row_outer<C>(row, direction, out);
-    });
+    }
   }
   //! out += (2/(cd)) diag(e^x) u for a y-shaped u: grad_y R at u = y, grad^2_yy R u at u = v.
   template <Index C>
@@ -636,11 +638,7 @@ class HyperLogreg : public BilevelProblem {
   //! The positions and block numbering of the row blocks, and the blocks of a Hessian part.
   void set_row_blocks() {
     Index longest = static_cast<Index>(data_.test_rows.size());
-    first_train_block_.assign(1, 0);
-    for (int i = 0; i < num_clients(); ++i) {
-      longest = std::max({longest, num_samples(i), num_upper_samples(i)});
-      first_train_block_.push_back(first_train_block_.back() + lower_row_blocks(i));
-    }
+    for (int i = 0; i < num_clients(); ++i) longest = std::max({longest, num_samples(i), num_upper_samples(i)});
     positions_.resize(static_cast<std::size_t>(longest));
     std::iota(positions_.begin(), positions_.end(), Index{0});
     // A Hessian part zeroes and adds a whole matrix: it takes enough row blocks for its
@@ -656,13 +654,12 @@ class HyperLogreg : public BilevelProblem {
 
   ClientSplit data_;
   std::vector<Index> positions_;        // 0, 1, 2, ...: the positions of every block
-  std::vector<int> first_train_block_;  // client i's training blocks: cache entries from here
   int hessian_blocks_ = 1;              // row blocks per part of the dense Hessian
   Index classes_ = 0, columns_ = 0, d_ = 0;
   double reg_scale_ = 0;  // 1/(cd)
   double x0_ = 0;
   bool scalar_ = false;  // one hyperparameter for every feature
-  FullBatchCache<HyperLogreg, std::vector<double>> hessian_cache_;
+  LazyRowCache<HyperLogreg> hessian_cache_;
   ExpCache<HyperLogreg> exp_cache_;
 };
 

@@ -135,18 +135,19 @@ class HyperRepresentation : public BilevelProblem {
       add_head_outer(sc.curv, hid, out);
     };
     const auto& rows = data_.train[i];
-    if (s.empty()) {
-      const Mat& features = full_batch_features(i, z);
-      for (std::size_t j = 0; j < rows.size(); ++j) {
-        const auto column = features.col(static_cast<Index>(j));
-        add_row(column.head(hidden_), column.tail(classes_));
-      }
-    } else {
-      for (Index j : s) {
-        forward(rows[j], z, sc);
-        add_row(sc.hid, sc.prob);
-      }
-    }
+    auto& features = row_features(i, z);
+    const auto add_cached = [&](Index j) {
+      const double* column = features.get(j, [&](double* cell) {
+        forward(rows[static_cast<std::size_t>(j)], z, sc);
+        Eigen::Map<Vec>(cell, hidden_) = sc.hid;
+        Eigen::Map<Vec>(cell + hidden_, classes_) = sc.prob;
+      });
+      add_row(Eigen::Map<const Vec>(column, hidden_), Eigen::Map<const Vec>(column + hidden_, classes_));
+    };
+    if (s.empty())
+      for (std::size_t j = 0; j < rows.size(); ++j) add_cached(static_cast<Index>(j));
+    else
+      for (Index j : s) add_cached(j);
     out /= static_cast<double>(s.empty() ? rows.size() : s.size());
     out += ridge_ * v;
   }
@@ -244,17 +245,11 @@ class HyperRepresentation : public BilevelProblem {
       out.segment(Index{data_.X.col[e]} * hidden_, hidden_) += data_.X.val[e] * sc.back;
   }
 
-  //! Features h and softmax pi of client i's training rows at z, as columns (h; pi), kept
-  //! per thread: they save the forward pass, most of an HVP's cost.
-  const Mat& full_batch_features(int i, const Vec& z) const {
-    return hessian_cache_.at(i, z, data_.train.size(), [&](Mat& features) {
-      features.resize(hidden_ + classes_, static_cast<Index>(data_.train[i].size()));
-      Scratch& sc = scratch();
-      for (std::size_t j = 0; j < data_.train[i].size(); ++j) {
-        forward(data_.train[i][j], z, sc);
-        features.col(static_cast<Index>(j)) << sc.hid, sc.prob;
-      }
-    });
+  //! Features h and softmax pi (h; pi) of client i's training rows at z, each computed the
+  //! first time a Hessian product asks for it and kept per thread: they save the forward pass,
+  //! most of an HVP's cost, for every later product at z (a Neumann series, Newton-CG).
+  LazyRowCache<HyperRepresentation>::Rows& row_features(int i, const Vec& z) const {
+    return hessian_cache_.at(i, z, data_.train.size(), static_cast<Index>(data_.train[i].size()), hidden_ + classes_);
   }
 
   //! out = batch mean of grad_(W1, b1) CE: back-propagation of Y^T (pi - e) through phi.
@@ -307,7 +302,7 @@ class HyperRepresentation : public BilevelProblem {
   Index hidden_, classes_ = 0, d_ = 0;
   ClientSplit data_;
   Vec start_;
-  FullBatchCache<HyperRepresentation, Mat> hessian_cache_;
+  LazyRowCache<HyperRepresentation> hessian_cache_;
 };
 
 FEDBENCH_REGISTER_PROBLEM(HyperRepresentation, "hyper-representation",

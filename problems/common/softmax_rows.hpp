@@ -1,7 +1,7 @@
 // Kernels shared by the softmax-classifier problems: the numerically stable softmax with its
-// cross-entropy, and a per-thread cache of whatever a client's (or a row block's) full-batch
-// Hessian products reuse at one point (Newton-CG and the hypergradient's CG apply the same
-// Hessian many times).
+// cross-entropy, and a per-thread cache of what a client's Hessian products reuse at one point
+// (Newton-CG and the hypergradient's CG apply the same Hessian many times, a Neumann series
+// applies it to many minibatches).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -40,32 +40,64 @@ inline void softmax(double* logits, Index classes) {
   softmax_with_top(logits, classes, *std::max_element(logits, logits + classes));
 }
 
-//! Per-thread payload of each part of the data (a client, or a block of a client's rows)
-//! computed at one point z, refilled when z (or the owning problem instance) changes. Owner
-//! separates the caches of different problem classes.
-template <class Owner, class Payload>
-class FullBatchCache {
+//! Per-thread values of single rows of each part of the data at one point z, each row filled
+//! the first time a batch asks for it and kept until z (or the owning problem instance)
+//! changes: a Neumann series applies the Hessian of one point to many minibatches, which
+//! revisit the same rows. A row's values are those its fill computes, so the same bits as
+//! computing them at every visit.
+template <class Owner>
+class LazyRowCache {
  public:
-  //! The payload of part i of `parts` at z; fill(Payload&) computes it on a miss.
-  template <class Fill>
-  const Payload& at(int i, const Vec& z, std::size_t parts, Fill&& fill) const {
-    thread_local std::vector<Entry> entries;
-    entries.resize(std::max(entries.size(), parts));
-    Entry& e = entries[static_cast<std::size_t>(i)];
-    if (e.instance == instance_ && e.z.size() == z.size() && e.z == z) return e.payload;
-    e.instance = 0;  // invalid until filled, should fill throw
-    fill(e.payload);
-    e.z = z;
-    e.instance = instance_;
-    return e.payload;
+  class Rows {
+   public:
+    //! The `width` values of row j; fill(double* out) computes them on a miss.
+    template <class Fill>
+    const double* get(Index j, Fill&& fill) {
+      double* out = values_.data() + j * width_;
+      std::uint64_t& stamp = filled_at_[static_cast<std::size_t>(j)];
+      if (stamp != generation_) {
+        fill(out);
+        stamp = generation_;
+      }
+      return out;
+    }
+    //! Row j's values at values()[j * width], valid for the rows filled so far.
+    const double* values() const { return values_.data(); }
+
+   private:
+    friend class LazyRowCache;
+    std::uint64_t instance_ = 0;
+    Vec z_;
+    Index width_ = 0;
+    std::vector<double> values_;
+    // Row j holds values at z_ when filled_at_[j] == generation_: a new point starts a new
+    // generation instead of clearing every row's flag (batches of ten rows from thousands).
+    std::vector<std::uint64_t> filled_at_;
+    std::uint64_t generation_ = 0;
+  };
+
+  //! The rows of part i of `parts` at z, `rows` rows of `width` values each.
+  Rows& at(int i, const Vec& z, std::size_t parts, Index rows, Index width) const {
+    thread_local std::vector<Rows> entries;
+    if (entries.size() < parts) entries.resize(parts);
+    Rows& e = entries[static_cast<std::size_t>(i)];
+    if (e.instance_ == instance_ && e.width_ == width && e.filled_at_.size() == static_cast<std::size_t>(rows) &&
+        e.z_.size() == z.size() && e.z_ == z)
+      return e;
+    if (e.instance_ != instance_ || e.width_ != width || e.filled_at_.size() != static_cast<std::size_t>(rows)) {
+      e.width_ = width;
+      e.values_.resize(static_cast<std::size_t>(rows * width));
+      e.filled_at_.assign(static_cast<std::size_t>(rows), 0);
+      e.generation_ = 0;
+    }
+    e.instance_ = 0;  // invalid until marked below, should the copy throw
+    e.z_ = z;
+    ++e.generation_;
+    e.instance_ = instance_;
+    return e;
   }
 
  private:
-  struct Entry {
-    std::uint64_t instance = 0;
-    Vec z;
-    Payload payload;
-  };
   static std::uint64_t next_instance() {
     static std::atomic<std::uint64_t> counter{0};
     return ++counter;
