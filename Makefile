@@ -126,12 +126,13 @@ bench-scale: build
 # generated verdict pages (make catalogs). Goes on after a contradicted claim and fails at the
 # end if any was. ONLY="a b" runs those experiments only.
 reproduce: build
-	@status=0; mkdir -p results/verdicts; \
+	@status=0; mkdir -p results/verdicts; all=$$(date +%s); \
 	names="$(ONLY)"; [ -n "$$names" ] || names=$$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); \
 	for name in $$names; do \
 	  echo "== $$name"; start=$$(date +%s); \
 	  $(BUILD)/bin/fedbench reproduce $$name -q --record results/verdicts || status=1; \
 	  echo "== $$name: $$(( $$(date +%s) - start )) s"; done; \
+	echo "== all: $$(( $$(date +%s) - all )) s; per experiment (wall, CPU, CPU / cores): docs/catalog/verdicts.md, Time taken"; \
 	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog; exit $$status
 
 # Builds fedbench, its man page and its Python support only, then installs under $(PREFIX)

@@ -73,7 +73,11 @@ std::function<int()> add_check(CLI::App& app) {
     options.jobs = o->jobs;
     options.force = true;  // a check always recomputes
     options.quiet = o->quiet;
-    suite::run_suite(s, options);
+    const suite::SuiteTotals totals = suite::run_suite(s, options);
+    // A run that could not be written would read as missing: nothing is compared or updated.
+    if (!totals.write_error.empty())
+      throw WriteError(totals.write_error + "; nothing was compared or updated; free space and rerun check");
+    if (totals.write_failures > 0) return 1;  // another rank could not write (it said why)
     int code = 0;
     if (suite::world().rank() == 0) {
       if (o->update) {

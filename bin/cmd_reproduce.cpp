@@ -2,9 +2,14 @@
 // [-o DIR]`: a paper experiment end to end (the protocol is suite::reproduce); this file parses
 // the options, draws the figure and report through python, and prints the verdict.
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <thread>
+
+#include <sys/resource.h>
 
 #include "core/safe_name.hpp"
 #include "checked_options.hpp"
@@ -179,6 +184,49 @@ std::vector<std::string> sibling_results_dirs(const std::string& output) {
   return dirs;
 }
 
+// The time an experiment took: wall clock, and CPU time of every thread (and of the plotting
+// child), which other jobs on the cores barely change: a contended machine's CPU time, divided by
+// the cores, estimates the wall time the experiment takes alone.
+class WorkClock {
+ public:
+  WorkClock() : start_(std::chrono::steady_clock::now()), cpu_start_(cpu_seconds()) {}
+  Json json(const suite::ReproduceOutcome& outcome, int jobs) const {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return {{"wall_seconds", std::round(wall * 10) / 10},
+            {"cpu_seconds", std::round((cpu_seconds() - cpu_start_) * 10) / 10},
+            {"cores", static_cast<int>(std::thread::hardware_concurrency())},
+            {"jobs", jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency())},
+            {"runs", outcome.runs},
+            {"runs_found_finished", outcome.runs_reused}};
+  }
+  //! "NAME: time 12.3 min wall, 23.1 min CPU (2 cores; 120 runs, 0 found finished)".
+  static std::string line(const std::string& name, const Json& t) {
+    const auto minutes = [](double s) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, s < 120 ? "%.0f s" : "%.1f min", s < 120 ? s : s / 60);
+      return std::string(buf);
+    };
+    return name + ": time " + minutes(t["wall_seconds"].get<double>()) + " wall, " +
+           minutes(t["cpu_seconds"].get<double>()) + " CPU (" + std::to_string(t["cores"].get<int>()) + " cores; " +
+           std::to_string(t["runs"].get<long long>()) + " runs, " +
+           std::to_string(t["runs_found_finished"].get<long long>()) + " found finished)";
+  }
+
+ private:
+  static double cpu_seconds() {
+    double total = 0;
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+      struct rusage u {};
+      if (::getrusage(who, &u) != 0) continue;
+      total += static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    }
+    return total;
+  }
+  std::chrono::steady_clock::time_point start_;
+  double cpu_start_;
+};
+
 }  // namespace
 
 std::function<int()> add_reproduce(CLI::App& app) {
@@ -213,7 +261,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
   sub->add_flag("--reuse-stale", o->reuse_stale,
                 "keep finished runs made by other code or from other data instead of rerunning them");
   sub->add_option("-o,--output", o->output, "output directory (default results/reproduce/NAME)");
-  sub->add_flag("-q,--quiet", o->quiet, "print only the claims");
+  sub->add_flag("-q,--quiet", o->quiet, "print only the claims, their tally and the time taken");
   sub->add_flag("--no-figure", o->no_figure, "runs and claims only: no figure, no HTML report (no python)");
   return [o] {
     const auto experiments = suite::list_experiments(experiments_dir());
@@ -250,14 +298,18 @@ std::function<int()> add_reproduce(CLI::App& app) {
     if (!o->no_figure) options.draw = [&](const suite::Experiment& x, const suite::ReproduceOutcome& outcome) {
       draw_figure_and_report(x, outcome, options.output, o->quick, o->json);
     };
+    const WorkClock clock;
     const auto outcome = suite::reproduce(e, options);
-    const Json verdicts = suite::verdict_document(e, outcome);
+    Json verdicts = suite::verdict_document(e, outcome);
+    const Json timing = clock.json(outcome, options.suite.jobs);
+    verdicts["timing"] = timing;
     io::write_text_file(options.output + "/verdicts.json", json_text(verdicts, 1) + "\n");
     if (!o->record.empty()) io::write_text_file(o->record + "/" + e.name + ".json", json_text(verdicts, 1) + "\n");
     const int status = outcome.contradicted > 0 ? 1 : 0;
     if (o->json) {
       Json out = experiment_json(e, outcome, o->quick);
       out["output"] = options.output;
+      out["timing"] = timing;
       if (!o->no_figure && !e.figure_y.empty()) {  // drawn only for an experiment with a figure
         out["figure"] = options.output + "/figure.png";
         out["report"] = options.output + "/html/index.html";
@@ -267,6 +319,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     }
     for (const auto& r : outcome.claims) std::printf("%s\n", r.line.c_str());
     std::printf("%s%s\n", outcome.diagnosis.c_str(), outcome.tally().c_str());
+    std::printf("%s\n", WorkClock::line(e.name, timing).c_str());
     if (!o->quiet && !o->no_figure)
       std::printf("figure: %s/figure.png  report: %s/html/index.html\n", options.output.c_str(),
                   options.output.c_str());

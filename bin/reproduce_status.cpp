@@ -1,5 +1,6 @@
 #include "reproduce_status.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -54,6 +55,56 @@ std::string seeds_text(const Json& seeds) {
   return "[" + out + "]";
 }
 
+std::string duration_text(double seconds) {
+  char buf[32];
+  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
+  else std::snprintf(buf, sizeof buf, "%.2f h", seconds / 3600);
+  return buf;
+}
+
+// The time the recorded reproduce took (files from before timing was recorded have none).
+struct Timing {
+  double wall = 0, cpu = 0;
+  int cores = 0;
+  long long runs = 0, found = 0;
+};
+std::optional<Timing> timing_of(const Json& d) {
+  if (!d.contains("timing") || !d.at("timing").is_object()) return std::nullopt;
+  const Json& t = d.at("timing");
+  return Timing{t.at("wall_seconds").get<double>(), t.at("cpu_seconds").get<double>(), t.at("cores").get<int>(),
+                t.at("runs").get<long long>(), t.at("runs_found_finished").get<long long>()};
+}
+
+// The times of the recorded runs and their sums: what `make reproduce` costs, measured. CPU
+// time over the cores is what an experiment takes alone on that machine, whatever else ran
+// beside it; a file re-recorded from finished runs shows the (short) time of that re-recording.
+void print_time_table(const std::vector<struct Recorded>& all) {
+  std::printf("\n## Time taken\n\nAs recorded by the reproduce that wrote each file: wall clock, CPU time of "
+              "all its threads, and CPU time over the machine's cores (what the experiment takes alone there, "
+              "whatever else shared the cores). Runs found finished were not run again.\n\n"
+              "| experiment | wall | CPU | CPU / cores | runs (found finished) |\n|---|---|---|---|---|\n");
+  double wall = 0, cpu = 0, alone = 0;
+  int missing = 0;
+  for (const auto& r : all) {
+    const auto t = r.document ? timing_of(*r.document) : std::nullopt;
+    if (!t) {
+      ++missing;
+      continue;
+    }
+    const double per_core = t->cpu / std::max(t->cores, 1);
+    wall += t->wall;
+    cpu += t->cpu;
+    alone += per_core;
+    std::printf("| `%s` | %s | %s | %s | %lld (%lld) |\n", r.experiment->name.c_str(), duration_text(t->wall).c_str(),
+                duration_text(t->cpu).c_str(), duration_text(per_core).c_str(), t->runs, t->found);
+  }
+  if (missing < static_cast<int>(all.size()))
+    std::printf("| all | %s | %s | %s | |\n", duration_text(wall).c_str(), duration_text(cpu).c_str(),
+                duration_text(alone).c_str());
+  if (missing > 0) std::printf("\n%d experiments have no recorded time (recorded before times were).\n", missing);
+}
+
 // "zhang2024" of "zhang2024-fig1a": the paper an experiment belongs to.
 std::string paper_of(const std::string& name) { return name.substr(0, name.find('-')); }
 
@@ -73,9 +124,11 @@ int print_verdict_status(const std::vector<suite::ListedExperiment>& experiments
     }
     const Json& d = *r.document;
     const std::string why = suite::verdict_staleness(d, *r.experiment);
-    std::printf("%s: paper's claims %s; fedbench's %s; recorded %s; %s\n", name.c_str(),
+    const auto t = timing_of(d);
+    const std::string took = t ? " (took " + duration_text(t->wall) + ", " + duration_text(t->cpu) + " CPU)" : "";
+    std::printf("%s: paper's claims %s; fedbench's %s; recorded %s%s; %s\n", name.c_str(),
                 tally_text(d.at("paper_claims")).c_str(), tally_text(d.at("extra_claims")).c_str(),
-                d.at("made_by").at("date").get<std::string>().c_str(),
+                d.at("made_by").at("date").get<std::string>().c_str(), took.c_str(),
                 why.empty() ? "current" : ("stale (" + why + ")").c_str());
   }
   return 0;
@@ -111,6 +164,7 @@ int print_verdict_markdown(const std::vector<suite::ListedExperiment>& experimen
                 d.at("seeds").at("report").size());
   }
   std::printf("<!-- /verdicts-summary -->\n");
+  print_time_table(all);
   for (const auto& r : all) {
     if (!r.document) continue;
     const Json& d = *r.document;

@@ -11,8 +11,29 @@
 namespace fedbench::suite {
 namespace {
 
-void run_file(const std::string& suite_path, const SuiteOverrides& overrides, const SuiteOptions& options) {
-  run_suite(load_suite(suite_path, overrides), options);
+// Runs one stage's suite and counts its runs into `out`. A run that could not be written
+// leaves the experiment without a verdict (another winner, fewer seeds): WriteError naming the
+// stage and its missing runs, before any claim is read.
+void run_stage(const Suite& suite, const SuiteOptions& options, const std::string& stage, ReproduceOutcome& out) {
+  const SuiteTotals t = run_suite(suite, options);
+  out.runs += t.total;
+  out.runs_reused += t.cached;
+  if (t.write_error.empty() && t.write_failures == 0) return;
+  std::vector<std::string> missing;
+  std::error_code ec;
+  for (const auto& run : suite.runs)
+    if (!std::filesystem::exists(suite.results_dir + "/runs/" + run.id + ".h5", ec)) missing.push_back(run.id);
+  std::string shown;
+  for (std::size_t k = 0; k < missing.size() && k < 3; ++k) shown += (k ? ", " : "") + missing[k];
+  if (missing.size() > 3) shown += ", ...";
+  throw WriteError(stage + ": " + (t.write_error.empty() ? "another rank could not write its runs" : t.write_error) +
+                   "; " + std::to_string(missing.size()) + " of " + std::to_string(suite.runs.size()) +
+                   " runs are missing (" + shown + "), so no verdict; free space and rerun (finished runs are kept)");
+}
+
+void run_file(const std::string& suite_path, const SuiteOverrides& overrides, const SuiteOptions& options,
+              const std::string& stage, ReproduceOutcome& out) {
+  run_stage(load_suite(suite_path, overrides), options, stage, out);
 }
 
 // The seeds the claims are checked on: the experiment's report seeds (its quick ones under
@@ -42,7 +63,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
     // are the report.
     if (e.select_metric) out.tuning_seeds.assign(used.begin(), used.end());
     out.report_seeds = seeds.empty() ? std::vector<std::uint64_t>(used.begin(), used.end()) : seeds;
-    run_suite(grid, o.suite);
+    run_stage(grid, o.suite, "tuning", out);
   }
   if (e.select_metric) {
     // The best configuration per method, rerun on the report seeds.
@@ -54,7 +75,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
     for (std::size_t k = 0; k < suites.size(); ++k) {
       const std::string path = o.output + "/winners-" + std::to_string(k + 1) + ".yaml";
       io::write_text_file(path, suites[k]);
-      run_file(path, report, o.suite);
+      run_file(path, report, o.suite, "report", out);
     }
     note("best per method by the median over tuning seeds of " + criterion.describe() +
          "; winners rerun on the report seeds");
@@ -64,7 +85,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
   SuiteOverrides report = tuning;
   report.results_dir = o.output + "/report";
   report.seeds = seeds;
-  run_file(e.suite_path, report, o.suite);
+  run_file(e.suite_path, report, o.suite, "report", out);
   return report.results_dir;
 }
 
@@ -78,7 +99,7 @@ void run_variants(const Experiment& e, const ReproduceOptions& o, ReproduceOutco
     variant.seeds = v.seeds.empty() ? report_seeds(e, o.quick) : v.seeds;
     if (o.quick) variant.rounds = e.quick_rounds;
     if (o.note) o.note(e.name + ": variant " + v.name + " (" + v.suite_path + ")");
-    run_file(v.suite_path, variant, o.suite);
+    run_file(v.suite_path, variant, o.suite, "variant " + v.name, out);
     diagnosis += "variant " + v.name + ", explaining \"" + v.explains + "\":\n";
     auto results = check_claims(o.quick ? v.quick_claims : v.claims, {out.report_dir, variant.results_dir}, o.quick);
     for (const auto& r : results) diagnosis += "  " + r.line + "\n";
@@ -111,7 +132,7 @@ ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& o) {
     baselines.results_dir = out.report_dir;
     baselines.seeds = report_seeds(e, o.quick);
     if (o.note) o.note(e.name + ": baselines (" + e.baselines_path + ")");
-    run_file(e.baselines_path, baselines, o.suite);
+    run_file(e.baselines_path, baselines, o.suite, "baselines", out);
   }
   out.quick = o.quick;
   out.claims = check_claims(o.quick ? e.quick_claims : e.claims, {out.report_dir}, o.quick);

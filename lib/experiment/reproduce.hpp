@@ -37,13 +37,16 @@ struct ReproduceOutcome {
   std::vector<std::uint64_t> tuning_seeds, report_seeds;
   bool quick = false;
   int holds = 0, contradicted = 0, inconclusive = 0;
+  long long runs = 0;         //!< of every stage
+  long long runs_reused = 0;  //!< of them: found finished (here, or copied from a sibling directory)
   //! "N hold, N contradicted, N inconclusive" (at the quick budget: "... not decided ...").
   std::string tally() const;
 };
 
 //! Runs `e` end to end (resuming runs already in `options.output`), writes claims.txt there and
 //! returns the verdicts; UserError before any run for an experiment that is out of scope or
-//! fails validate_experiment (its seed rules included) or check_recorded_metrics.
+//! fails validate_experiment (its seed rules included) or check_recorded_metrics; WriteError,
+//! and no verdict, when a stage's runs could not all be written.
 ReproduceOutcome reproduce(const Experiment& e, const ReproduceOptions& options);
 
 }  // namespace fedbench::suite

@@ -191,21 +191,16 @@ int update_references(const Suite& suite, const std::string& fresh_dir,
                       const std::string& reference_dir, bool prune) {
   const ResultsStore fresh(fresh_dir), reference(reference_dir);
   reference.ensure_exists();
+  // Through the pinned runs/ handles: a link at REF/runs (or one swapped in) is refused, never
+  // written or deleted through.
   int n = 0;
   for (const auto& run : suite.runs) {
-    const std::string target = reference.run_file(run.id), tmp = target + ".part";
-    {
-      std::ifstream in(fresh.run_file(run.id), std::ios::binary);
-      io::NewFileStream out(tmp);  // never through a link planted under the name
-      out << in.rdbuf();
-      out.close();
-      if (!in || !out) throw WriteError("cannot write " + tmp + ": the disk is full or not writable");
-    }
-    io::durable_rename(tmp, target);
+    reference.copy_in(fresh.runs(), run.id);
     ++n;
   }
   if (prune)
-    for (const auto& file : foreign_references(suite, reference_dir)) fs::remove(file);
+    for (const auto& file : foreign_references(suite, reference_dir))
+      reference.runs().remove_file(fs::path(file).filename().string());
   reference.write_manifest();
   return n;
 }

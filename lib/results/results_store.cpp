@@ -138,10 +138,14 @@ bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
   std::string identity;
   if (donor.state(run, nullptr, &identity) != RunState::done) return false;
   if (!run.identity_text.empty() && identity != run.identity_text) return false;
-  const std::string from = donor.run_file(run.id);
+  copy_in(donor.runs(), run.id);
+  return true;
+}
+
+void ResultsStore::copy_in(const io::Directory& from, const std::string& id) const {
   // Copied under a name no reader takes for a run, then renamed: a crash leaves no half run.
-  const std::string name = run.id + ".h5", temporary = name + ".adopting";
-  std::ifstream in(from, std::ios::binary);
+  const std::string name = id + ".h5", temporary = name + ".adopting";
+  std::ifstream in(from.via_handle(name), std::ios::binary);
   {
     io::NewFileStream out(runs(), temporary);
     errno = 0;
@@ -151,12 +155,11 @@ bool ResultsStore::adopt(const ResultsStore& donor, const SuiteRun& run) const {
     if (!out) {
       const int err = errno;
       runs().remove(temporary);
-      throw WriteError("cannot copy " + from + " to " + runs().shown(temporary) + ": " +
+      throw WriteError("cannot copy " + from.shown(name) + " to " + runs().shown(temporary) + ": " +
                        (err ? io::system_reason(err) : "the disk is full"));
     }
   }
   runs().publish(temporary, name);
-  return true;
 }
 
 // A directory the file system refuses to make (read-only, no permission, full, over quota) is a

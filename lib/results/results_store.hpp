@@ -40,6 +40,10 @@ class ResultsStore {
   //! build's code, the data as it is now): the run a rerun would write, bit for bit, without
   //! running it. False when the donor has no such run (or is this directory).
   bool adopt(const ResultsStore& donor, const SuiteRun& run) const;
+  //! Copies run `id`'s file from the runs/ directory `from` into this one (a temporary name,
+  //! then renamed: a crash leaves no half run); WriteError, with nothing left behind, when
+  //! it cannot be written.
+  void copy_in(const io::Directory& from, const std::string& id) const;
   //! Creates dir/runs; throws UserError naming the directory.
   void ensure_exists() const;
   //! The results directory and its runs/, opened on first use and kept open for the store's

@@ -47,6 +47,31 @@ if mount_tmpfs "$scratch/full" 300k; then
     checks=$((checks + 1))
     if ls "$scratch/full" | grep -q "^one"; then echo "FAIL: a full disk left one.$ext*"; failures=$((failures + 1)); fi
   done
+  # An experiment on the full disk: no verdict (its tuning is incomplete), the missing runs
+  # named, exit 1; nothing that reads as a verdict is written.
+  rc=0
+  "$fedbench" reproduce zhang2024-fig7 --quick --no-figure -q -o "$scratch/full/fig7" \
+    >"$scratch/full-fig7.out" 2>"$scratch/full-fig7.err" || rc=$?
+  checks=$((checks + 1))
+  if [ "$rc" != 1 ] || grep -q "hold" "$scratch/full-fig7.out" || [ -e "$scratch/full/fig7/verdicts.json" ] ||
+     [ -e "$scratch/full/fig7/claims.txt" ] || [ "$(wc -l <"$scratch/full-fig7.err")" != 1 ] ||
+     ! grep -qE "^fedbench: tuning: .*No space left on device.*; [0-9]+ of 60 runs are missing \([0-9a-f]{16}.*\), so no verdict; free space and rerun" "$scratch/full-fig7.err"; then
+    echo "FAIL: reproduce on a full disk: exit $rc (want 1)"; cat "$scratch/full-fig7.out" "$scratch/full-fig7.err" | head -n 5
+    failures=$((failures + 1))
+  fi
+  # check on the full disk: a write failure, not a missing reference; --update leaves no
+  # temporary file in the reference directory.
+  expect_fail_like 1 "No space left on device.*; nothing was compared or updated; free space and rerun check$" \
+    "$fedbench" check results/suites/smoke.yaml --reference results/reference/smoke -q --results "$scratch/full/fresh"
+  mkdir -p "$scratch/full-ref-src"
+  "$fedbench" check results/suites/smoke.yaml --reference "$scratch/full/ref" -q --update --results "$scratch/full-ref-src" \
+    >/dev/null 2>"$scratch/full-ref.err" && rc=0 || rc=$?
+  checks=$((checks + 1))
+  if [ "$rc" != 1 ] || ! grep -q "No space left on device" "$scratch/full-ref.err" ||
+     find "$scratch/full/ref" -name '*.adopting' -o -name '*.part' | grep -q .; then
+    echo "FAIL: check --update on a full disk: exit $rc (want 1), or a temporary file left:"
+    head -n 3 "$scratch/full-ref.err"; find "$scratch/full/ref" | head; failures=$((failures + 1))
+  fi
   # Room again: the rerun completes the suite with the same results as the uninterrupted one.
   mount -o remount,size=8m "$scratch/full"
   expect_ok "12 runs: .* finished now" "$fedbench" run "$long" --results "$scratch/full/r" --jobs 2
@@ -252,8 +277,22 @@ planted "the manifest's temporary" "$scratch/linked/manifest.tsv.tmp" 1 \
 planted "an export's .part" "$scratch/out.csv.part" 1 \
   "$fedbench" export "$scratch/linked" --csv -o "$scratch/out.csv"
 cp -r "$scratch/whole" "$scratch/refs"
-planted "a reference's .part" "$scratch/refs/runs/$victim.h5.part" 1 \
+planted "a reference's temporary" "$scratch/refs/runs/$victim.h5.adopting" 1 \
   "$fedbench" check "$long" --reference "$scratch/refs" --update -q
+# The reference's runs/ a link to a directory elsewhere that holds a file fedbench did not
+# write: --update --prune refuses the link; nothing there is written or deleted.
+mkdir -p "$scratch/refs-target"
+echo "theirs" >"$scratch/refs-target/ffffffffffffffff.h5"
+mv "$scratch/refs/runs" "$scratch/refs/runs.real"
+ln -s "$scratch/refs-target" "$scratch/refs/runs"
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/refs/runs$" \
+  "$fedbench" check "$long" --reference "$scratch/refs" --update --prune -q
+checks=$((checks + 1))
+if [ "$(ls -A "$scratch/refs-target")" != ffffffffffffffff.h5 ] || [ "$(cat "$scratch/refs-target/ffffffffffffffff.h5")" != theirs ]; then
+  echo "FAIL: check --update --prune wrote or deleted through a linked runs/: $(ls "$scratch/refs-target")"; failures=$((failures + 1))
+fi
+rm "$scratch/refs/runs"
+mv "$scratch/refs/runs.real" "$scratch/refs/runs"
 # runs/ itself swapped for a link to a directory elsewhere: nothing is written there.
 mkdir -p "$scratch/runs-target"
 mv "$scratch/linked/runs" "$scratch/linked/runs.real"

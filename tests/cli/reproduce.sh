@@ -130,8 +130,8 @@ then echo "FAIL: reproduce --json (exit $rc)"; failures=$((failures + 1)); fi
 mkdir -p "$scratch/verdicts"
 expect_fail 2 "fedbench: --record keeps full-budget verdicts only; drop --quick or --record" \
   "$fedbench" reproduce zhang2024-fig7 --quick --record "$scratch/verdicts"
-expect_ok '^4 hold, 0 contradicted, 0 inconclusive$' "$fedbench" reproduce zhang2024-fig7 --no-figure -q \
-  -o "$scratch/fig7-full" --record "$scratch/verdicts"
+expect_ok '^zhang2024-fig7: time [0-9.]+ (s|min) wall, [0-9.]+ (s|min) CPU \([0-9]+ cores; 60 runs, [0-9]+ found finished\)$' \
+  "$fedbench" reproduce zhang2024-fig7 --no-figure -q -o "$scratch/fig7-full" --record "$scratch/verdicts"
 checks=$((checks + 1))
 if ! "$python" - "$scratch/verdicts/zhang2024-fig7.json" "$scratch/fig7-full/verdicts.json" <<'PY'
 import json, sys
@@ -145,12 +145,17 @@ assert c["evidence"]["n"] == 10 and len(c["units"]) == 10 and all(len(u["values"
 code = d["made_by"]["code"]
 assert set(code["solvers"]) == {"proxskip-gda-fl", "local-gda", "local-eg"} and code["problems"].keys() == {"two-client-game"}, code
 assert d["made_by"]["files"].keys() == {"experiments/zhang2024-fig7.yaml", "suites/zhang2024-fig7.yaml"}, d["made_by"]["files"]
+t = d["timing"]  # 10 report seeds x 3 methods x 2 deltas (some copied from the runs above)
+assert t["runs"] == 60 and 0 <= t["runs_found_finished"] <= 60 and t["cores"] >= 1 and t["jobs"] >= 1, t
+assert 0 <= t["cpu_seconds"] and 0 <= t["wall_seconds"] < 600, t
 PY
 then echo "FAIL: the recorded verdict document"; failures=$((failures + 1)); fi
-expect_ok '^zhang2024-fig7: paper.s claims 4 hold, 0 contradicted, 0 inconclusive; fedbench.s 0 hold, 0 contradicted, 0 inconclusive; recorded [0-9T:Z-]+; current$' \
+expect_ok '^zhang2024-fig7: paper.s claims 4 hold, 0 contradicted, 0 inconclusive; fedbench.s 0 hold, 0 contradicted, 0 inconclusive; recorded [0-9T:Z-]+ \(took [0-9.]+ (s|min), [0-9.]+ (s|min) CPU\); current$' \
   env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
 expect_ok '^zhang2024-fig1a: no verdicts recorded' env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
 expect_ok '^\| zhang2024 \| \[`zhang2024-fig7`\]\(#zhang2024-fig7\) \| 4 / 0 / 0 \| none \| 10 \|$' \
+  env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status --markdown
+expect_ok '^\| `zhang2024-fig7` \| [0-9.]+ (s|min) \| [0-9.]+ (s|min) \| [0-9.]+ (s|min) \| 60 \([0-9]+\) \|$' \
   env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status --markdown
 "$python" - "$scratch/verdicts/zhang2024-fig7.json" <<'PY'
 import json, sys
