@@ -192,12 +192,31 @@ class WorkClock {
   WorkClock() : start_(std::chrono::steady_clock::now()), cpu_start_(cpu_seconds()) {}
   Json json(const suite::ReproduceOutcome& outcome, int jobs) const {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return {{"wall_seconds", std::round(wall * 10) / 10},
+    return {{"measured", suite::utc_now()},
+            {"wall_seconds", std::round(wall * 10) / 10},
             {"cpu_seconds", std::round((cpu_seconds() - cpu_start_) * 10) / 10},
             {"cores", static_cast<int>(std::thread::hardware_concurrency())},
             {"jobs", jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency())},
             {"runs", outcome.runs},
             {"runs_found_finished", outcome.runs_reused}};
+  }
+  //! The timing to record: this reproduce's, unless it ran nothing (every run found finished,
+  //! as when verdicts are re-recorded after a change to the verdict logic) and the file it
+  //! replaces holds the time of a reproduce that ran them: those runs' time, which a found
+  //! run keeps (it is only found when its configuration and code are the same).
+  static Json measured(const Json& now, const std::string& recorded) {
+    if (now["runs"].get<long long>() == 0 || now["runs_found_finished"] != now["runs"]) return now;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(recorded, ec)) return now;
+    try {
+      const Json before = suite::read_verdict_document(recorded);
+      if (!before.contains("timing")) return now;
+      const Json& t = before.at("timing");
+      if (t.at("runs") == now["runs"] && t.at("runs_found_finished").get<long long>() < t.at("runs").get<long long>())
+        return t;
+    } catch (const std::exception&) {  // an unreadable file keeps nothing
+    }
+    return now;
   }
   //! "NAME: time 12.3 min wall, 23.1 min CPU (2 cores; 120 runs, 0 found finished)".
   static std::string line(const std::string& name, const Json& t) {
@@ -282,6 +301,9 @@ std::function<int()> add_reproduce(CLI::App& app) {
     suite::ReproduceOptions options;
     options.quick = o->quick;
     options.output = o->output.empty() ? "results/reproduce/" + e.name + (o->quick ? "-quick" : "") : o->output;
+    if (o->output.empty())
+      io::refuse_links_along(options.output, "reproduce's default output stays below the working directory "
+                                             "(pass -o DIR to write elsewhere)");
     {  // before any work: the output is a directory or nothing yet
       std::error_code ec;
       const auto st = std::filesystem::symlink_status(options.output, ec);
@@ -302,7 +324,7 @@ std::function<int()> add_reproduce(CLI::App& app) {
     const auto outcome = suite::reproduce(e, options);
     Json verdicts = suite::verdict_document(e, outcome);
     const Json timing = clock.json(outcome, options.suite.jobs);
-    verdicts["timing"] = timing;
+    verdicts["timing"] = o->record.empty() ? timing : WorkClock::measured(timing, o->record + "/" + e.name + ".json");
     io::write_text_file(options.output + "/verdicts.json", json_text(verdicts, 1) + "\n");
     if (!o->record.empty()) io::write_text_file(o->record + "/" + e.name + ".json", json_text(verdicts, 1) + "\n");
     const int status = outcome.contradicted > 0 ? 1 : 0;

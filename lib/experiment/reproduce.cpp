@@ -1,9 +1,12 @@
 #include "experiment/reproduce.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/directory.hpp"
 #include "io/durable_rename.hpp"
 #include "suite/mpi_world.hpp"
 #include "results/select.hpp"
@@ -31,6 +34,16 @@ void run_stage(const Suite& suite, const SuiteOptions& options, const std::strin
                    " runs are missing (" + shown + "), so no verdict; free space and rerun (finished runs are kept)");
 }
 
+// A stage's results directory inside the output (tuning, report, variants/NAME): made or opened
+// through the output's handle, one level at a time, so that a link planted under any of these
+// names is refused (WriteError) rather than written through.
+std::string stage_dir(const std::string& output, const std::string& relative) {
+  auto dir = std::make_unique<io::Directory>(output);
+  for (const auto& part : split(relative, '/'))
+    dir = std::make_unique<io::Directory>(dir->child(part, io::Directory::Create::yes));
+  return output + "/" + relative;
+}
+
 void run_file(const std::string& suite_path, const SuiteOverrides& overrides, const SuiteOptions& options,
               const std::string& stage, ReproduceOutcome& out) {
   run_stage(load_suite(suite_path, overrides), options, stage, out);
@@ -48,7 +61,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
     if (o.note) o.note(e.name + ": " + line);
   };
   SuiteOverrides tuning;
-  tuning.results_dir = o.output + "/tuning";
+  tuning.results_dir = stage_dir(o.output, "tuning");
   if (o.quick) {
     tuning.rounds = e.quick_rounds;
     tuning.seeds = e.quick_seeds;
@@ -71,7 +84,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
     const auto suites = winners_suites(select_best(tuning.results_dir, criterion), seeds, e.name + "-report",
                                        "written by fedbench reproduce: winners by " + criterion.describe());
     SuiteOverrides report;
-    report.results_dir = o.output + "/report";
+    report.results_dir = stage_dir(o.output, "report");
     for (std::size_t k = 0; k < suites.size(); ++k) {
       const std::string path = o.output + "/winners-" + std::to_string(k + 1) + ".yaml";
       io::write_text_file(path, suites[k]);
@@ -83,7 +96,7 @@ std::string run_report(const Experiment& e, const ReproduceOptions& o, Reproduce
   }
   if (seeds.empty()) return tuning.results_dir;
   SuiteOverrides report = tuning;
-  report.results_dir = o.output + "/report";
+  report.results_dir = stage_dir(o.output, "report");
   report.seeds = seeds;
   run_file(e.suite_path, report, o.suite, "report", out);
   return report.results_dir;
@@ -95,7 +108,7 @@ void run_variants(const Experiment& e, const ReproduceOptions& o, ReproduceOutco
   std::string& diagnosis = out.diagnosis;
   for (const auto& v : e.variants) {
     SuiteOverrides variant;
-    variant.results_dir = o.output + "/variants/" + v.name;
+    variant.results_dir = stage_dir(o.output, "variants/" + v.name);
     variant.seeds = v.seeds.empty() ? report_seeds(e, o.quick) : v.seeds;
     if (o.quick) variant.rounds = e.quick_rounds;
     if (o.note) o.note(e.name + ": variant " + v.name + " (" + v.suite_path + ")");

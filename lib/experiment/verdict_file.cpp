@@ -106,6 +106,14 @@ Json code_of_runs(const std::vector<std::string>& dirs) {
   return out;
 }
 
+Json seeds_json(const std::vector<std::uint64_t>& seeds) {
+  Json out = Json::array();
+  for (auto s : seeds) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
 std::string utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -114,14 +122,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-Json seeds_json(const std::vector<std::uint64_t>& seeds) {
-  Json out = Json::array();
-  for (auto s : seeds) out.push_back(s);
-  return out;
-}
-
-}  // namespace
 
 Json claim_json(const Claim& c, const ClaimResult& r) {
   Json out = {{"text", c.text}, {"verdict", to_string(r.verdict)}, {"line", r.line}};

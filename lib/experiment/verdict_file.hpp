@@ -28,6 +28,9 @@ Json verdict_document(const Experiment& e, const ReproduceOutcome& outcome);
 //! `e` is the experiment as its file reads now.
 std::string verdict_staleness(const Json& document, const Experiment& e);
 
+//! Now, in UTC, as the verdict documents write dates: 2026-11-29T04:19:26Z.
+std::string utc_now();
+
 //! Reads NAME.json of `dir`; UserError naming the file when it is not a verdict document.
 Json read_verdict_document(const std::string& path);
 

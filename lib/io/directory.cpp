@@ -184,4 +184,14 @@ bool Directory::names(const std::string& name, int fd) const {
          held.st_ino == named.st_ino && held.st_dev == named.st_dev;
 }
 
+void refuse_links_along(const std::string& path, const std::string& fix) {
+  std::filesystem::path so_far;
+  for (const auto& part : std::filesystem::path(path)) {
+    so_far /= part;
+    std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(so_far, ec)))
+      throw WriteError("refusing to write through a symbolic link: " + so_far.string() + "; " + fix);
+  }
+}
+
 }  // namespace fedbench::io

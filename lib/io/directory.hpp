@@ -81,4 +81,10 @@ class Directory {
   int fd_ = -1;
 };
 
+//! Refuses (WriteError "refusing to write through a symbolic link: PART; `fix`") a symbolic link
+//! at any existing component of the relative path `path`: a directory that fedbench names below
+//! the working directory (a suite's default results/NAME, reproduce's results/reproduce/NAME)
+//! must stay below it.
+void refuse_links_along(const std::string& path, const std::string& fix);
+
 }  // namespace fedbench::io

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "io/directory.hpp"
 #include "core/random.hpp"
 #include "core/safe_name.hpp"
 #include "core/text.hpp"
@@ -329,6 +330,9 @@ void read_name_and_results(const YAML::Node& root, const std::string& path, cons
                       suite.results_dir +
                       "' is outside the working directory; a suite file may only name a "
                       "directory below it (pass --results DIR to write elsewhere)");
+    // Nor may a link planted along the way lead out of it.
+    io::refuse_links_along(suite.results_dir, "a suite file's results directory stays below the working "
+                                              "directory (pass --results DIR to write elsewhere)");
   }
 }
 

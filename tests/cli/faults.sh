@@ -303,6 +303,52 @@ checks=$((checks + 1))
 [ -z "$(ls -A "$scratch/runs-target")" ] || { echo "FAIL: a run wrote through a linked runs/: $(ls "$scratch/runs-target")"; failures=$((failures + 1)); }
 rm "$scratch/linked/runs"
 mv "$scratch/linked/runs.real" "$scratch/linked/runs"
+# reproduce's stage directories (tuning/, report/, variants/NAME/) each planted as a link to a
+# directory elsewhere: refused with one line, nothing written there.
+mkdir -p "$scratch/experiments" "$scratch/stage-target"
+cat >"$scratch/experiments/linked.yaml" <<YAML
+name: linked
+title: "stage directories"
+reference: "none"
+reproduces: "stage directories made through the output's handle"
+suite: $PWD/results/suites/zhang2024-fig1a.yaml
+report_seeds: [3, 4]
+quick: {rounds: 5, report_seeds: [3]}
+claims:
+  - text: "Local GDA is better than ProxSkip-GDA-FL"
+    origin: fedbench
+    better: {solver: local-gda, than: proxskip-gda-fl, metric: rel_error, at: 5}
+variants:
+  - name: again
+    explains: "Local GDA is better than ProxSkip-GDA-FL"
+    suite: $PWD/results/suites/zhang2024-fig1a.yaml
+    claims:
+      - text: "Local GDA is better than ProxSkip-GDA-FL"
+        better: {solver: local-gda, than: proxskip-gda-fl, metric: rel_error, at: 5}
+YAML
+for stage in tuning report variants/again; do
+  rm -rf "$scratch/staged"
+  mkdir -p "$(dirname "$scratch/staged/$stage")"
+  ln -s "$scratch/stage-target" "$scratch/staged/$stage"
+  expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: $scratch/staged/$stage$" \
+    env FEDBENCH_EXPERIMENTS="$scratch/experiments" "$fedbench" reproduce linked --quick -q --no-figure -o "$scratch/staged"
+  checks=$((checks + 1))
+  [ -z "$(ls -A "$scratch/stage-target")" ] || { echo "FAIL: reproduce wrote through a linked $stage/: $(ls "$scratch/stage-target")"; failures=$((failures + 1)); }
+done
+# The directories fedbench names itself below the working directory (a suite's default
+# results/NAME, reproduce's results/reproduce/NAME) are not followed out of it through a link.
+mkdir -p "$scratch/cwd/results/reproduce"
+ln -s "$scratch/stage-target" "$scratch/cwd/results/long"
+ln -s "$scratch/stage-target" "$scratch/cwd/results/reproduce/zhang2024-fig7-quick"
+long_absolute=$(cd "$(dirname "$long")" && pwd)/$(basename "$long")
+pushd "$scratch/cwd" >/dev/null
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: results/long; a suite file's results directory stays below the working directory \(pass --results DIR to write elsewhere\)$" \
+  "$fedbench" run "$long_absolute" -q --jobs 1
+expect_fail_like 1 "^fedbench: refusing to write through a symbolic link: results/reproduce/zhang2024-fig7-quick; reproduce's default output stays below the working directory \(pass -o DIR to write elsewhere\)$" \
+  "$fedbench" reproduce zhang2024-fig7 --quick -q --no-figure
+popd >/dev/null
+checks=$((checks + 1))
+[ -z "$(ls -A "$scratch/stage-target")" ] || { echo "FAIL: a default results directory was followed through a link: $(ls "$scratch/stage-target")"; failures=$((failures + 1)); }
 # The results directory and its runs/ swapped for links while a suite runs: the suite goes on
 # writing in the directories it opened when it began, never into the links' targets.
 mkdir -p "$scratch/swap-root-target" "$scratch/swap-runs-target"

@@ -152,6 +152,21 @@ PY
 then echo "FAIL: the recorded verdict document"; failures=$((failures + 1)); fi
 expect_ok '^zhang2024-fig7: paper.s claims 4 hold, 0 contradicted, 0 inconclusive; fedbench.s 0 hold, 0 contradicted, 0 inconclusive; recorded [0-9T:Z-]+ \(took [0-9.]+ (s|min), [0-9.]+ (s|min) CPU\); current$' \
   env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
+# A re-recording that runs nothing (every run found finished, as after a change to the verdict
+# logic) keeps the time of the reproduce that ran the runs; one that ran them records its own.
+mkdir -p "$scratch/alone" "$scratch/verdicts-alone"
+"$fedbench" reproduce zhang2024-fig7 --no-figure -q -o "$scratch/alone/fig7" --record "$scratch/verdicts-alone" >/dev/null
+cp "$scratch/verdicts-alone/zhang2024-fig7.json" "$scratch/first-record.json"
+expect_ok '60 runs, 60 found finished\)$' \
+  "$fedbench" reproduce zhang2024-fig7 --no-figure -q -o "$scratch/alone/fig7" --record "$scratch/verdicts-alone"
+checks=$((checks + 1))
+if ! "$python" - "$scratch/first-record.json" "$scratch/verdicts-alone/zhang2024-fig7.json" <<'PY'
+import json, sys
+first, second = (json.load(open(p))["timing"] for p in sys.argv[1:])
+assert first["runs"] == 60 and first["runs_found_finished"] == 0, first
+assert second == first, (first, second)
+PY
+then echo "FAIL: a re-recording replaced the measured time"; failures=$((failures + 1)); fi
 expect_ok '^zhang2024-fig1a: no verdicts recorded' env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status
 expect_ok '^\| zhang2024 \| \[`zhang2024-fig7`\]\(#zhang2024-fig7\) \| 4 / 0 / 0 \| none \| 10 \|$' \
   env FEDBENCH_VERDICTS="$scratch/verdicts" "$fedbench" reproduce --status --markdown
