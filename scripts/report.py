@@ -134,7 +134,14 @@ class Section:
         ends = {int(r["round"].iloc[-1]) for r in ok}
         self.common_round = min(ends) if ends else None
         self.same_end = len(ends) <= 1
-        self.scores = self.fedbench_scores(scores)
+        self.scores, unscored = self.fedbench_scores(scores)
+        # A configuration fedbench scored none of (its files read here but not there) is left
+        # out and counted with the unreadable files, never a reason for no page.
+        self.left_out = [r for key in unscored for r in self.configs.pop(key)]
+        for key in unscored:
+            print(f"report.py: left out {key[0]} on {self.problem}: fedbench scored none of its runs",
+                  file=sys.stderr)
+        self.runs = [r for r in runs if not any(r is x for x in self.left_out)]
         self.best = {}
         for key in sorted(self.configs, key=lambda k: (self.rank_key(self.scores[k]), str(k))):
             self.best.setdefault(key[0], key)
@@ -157,7 +164,7 @@ class Section:
         configuration and participation. Without a round that every ok run reached (none ended
         ok), every configuration is worst."""
         if self.common_round is None:
-            return {k: self.worst() for k in self.configs}
+            return {k: self.worst() for k in self.configs}, []
         found = {}
         for c in scores.medians(self.metric, self.common_round):
             if (c["problem"] != self.problem or not same_params(c["problem_params"], self.problem_params)
@@ -172,10 +179,7 @@ class Section:
             # fedbench; the page keeps the best of them.
             if key not in found or self.rank_key(median) < self.rank_key(found[key]):
                 found[key] = median
-        missing = [k for k in self.configs if k not in found]
-        if missing:
-            sys.exit(f"report.py: fedbench scored no runs of {missing[0][0]} on {self.problem}")
-        return found
+        return found, [k for k in self.configs if k not in found]
 
     def varied(self, solver):
         """Solver parameters that take several values in this section's grid."""
@@ -507,11 +511,16 @@ def main():
         groups.setdefault(key, []).append(r)
     scores = Scores(fedbench_binary(args.fedbench), args.results)
     sections = [Section(groups[k], args.metric, scores) for k in sorted(groups)]
+    left_out = [r for sec in sections for r in sec.left_out]
+    runs = [r for r in runs if not any(r is x for x in left_out)]
+    sections = [sec for sec in sections if sec.configs]
+    if not sections:
+        sys.exit("report.py: fedbench scored none of the runs; nothing to report")
     solvers = sorted({r.attrs.get("solver", "?") for r in runs})
     cmap = plt.get_cmap("tab10" if len(solvers) <= 10 else "tab20")
     colors = {s: cmap(i % cmap.N) for i, s in enumerate(solvers)}
 
-    skipped = len(files) - len(runs) + args.refused
+    skipped = len(files) - len(runs) + args.refused  # the left-out runs included
     status = pd.Series([r.attrs.get("status", "?") for r in runs]).value_counts()
     exp = None
     if args.experiment:

@@ -228,10 +228,21 @@ RunFileContents read_run_file_contents(const std::string& path) {
   run.numbers["format_version"] = *version;
   read_root_attributes(root, run);
 
+  // A run's parameters are a solver's or problem's few named settings: a file with thousands,
+  // or with names longer than any parameter has, would swamp every table that lists them.
+  constexpr std::size_t kMaxParameters = 1000, kMaxParameterName = 128;
   auto read_text_group = [&](const char* group, std::map<std::string, std::string>& out) {
     h5::Handle g = h5::open_group(root, group);
-    for (const auto& name : h5::list_attributes(g.id()))
+    const auto names = h5::list_attributes(g.id());
+    if (names.size() > kMaxParameters)
+      throw UserError(path + ": corrupt: /" + group + " holds " + std::to_string(names.size()) +
+                      " parameters; a run has at most " + std::to_string(kMaxParameters));
+    for (const auto& name : names) {
+      if (name.size() > kMaxParameterName)
+        throw UserError(path + ": corrupt: /" + group + " has a parameter name of " + std::to_string(name.size()) +
+                        " characters; names have at most " + std::to_string(kMaxParameterName));
       out[name] = text_value(path, group, name, h5::read_attribute(g.id(), name));
+    }
   };
   read_text_group("params/problem", run.problem_params);
   read_text_group("params/solver", run.solver_params);
@@ -250,6 +261,10 @@ RunFileContents read_run_file_contents(const std::string& path) {
   h5::Handle trajectory = h5::open_group(root, "trajectory");
   run.column_names = split(text_value(path, "/trajectory", "columns",
                                       h5::read_attribute(trajectory.id(), "columns")), ',');
+  for (std::size_t i = 0; i < run.column_names.size(); ++i)
+    if (std::find(run.column_names.begin(), run.column_names.begin() + static_cast<std::ptrdiff_t>(i),
+                  run.column_names[i]) != run.column_names.begin() + static_cast<std::ptrdiff_t>(i))
+      throw UserError(path + ": corrupt: /trajectory lists column " + run.column_names[i] + " twice");
   std::vector<std::string> counters;
   for (const auto& c : counter_columns()) counters.push_back(c.name);
   for (const auto& name : counters)

@@ -503,6 +503,33 @@ expect_fail 2 "fedbench: $scratch/steer.h5: corrupt: metric rel_error records di
   "$fedbench" show "$scratch/steer.h5"
 expect_fail 2 "fedbench: $scratch/steer-rounds.h5: corrupt: /trajectory/round goes from 1 to 1 at row 2; rounds only increase" \
   "$fedbench" show "$scratch/steer-rounds.h5"
+# Files whose shape no run has: a column listed twice, 20,000 parameters, a 60,000-character
+# parameter name. Each is corrupt with its reason; `report` leaves it out and draws its page.
+for shape in twice many long; do cp "$scratch/steer.h5" "$scratch/shape-$shape.h5"; done
+"$python" - "$scratch" <<'PY'
+import sys, h5py
+d = sys.argv[1]
+with h5py.File(d + "/shape-twice.h5", "a") as f:
+    f["trajectory/rel_error"].attrs["direction"] = "min"
+    cols = f["trajectory"].attrs["columns"]
+    f["trajectory"].attrs["columns"] = (cols.decode() if isinstance(cols, bytes) else cols) + ",rel_error"
+with h5py.File(d + "/shape-many.h5", "a") as f:
+    f["trajectory/rel_error"].attrs["direction"] = "min"
+    for k in range(20000):
+        f["params/solver"].attrs[f"p{k}"] = "1"
+with h5py.File(d + "/shape-long.h5", "a") as f:
+    f["trajectory/rel_error"].attrs["direction"] = "min"
+    f["params/solver"].attrs["x" * 60000] = "1"
+PY
+expect_fail 2 "fedbench: $scratch/shape-twice.h5: corrupt: /trajectory lists column rel_error twice" \
+  "$fedbench" show "$scratch/shape-twice.h5"
+expect_fail 2 "fedbench: $scratch/shape-many.h5: corrupt: /params/solver holds 20003 parameters; a run has at most 1000" \
+  "$fedbench" show "$scratch/shape-many.h5"
+expect_fail 2 "fedbench: $scratch/shape-long.h5: corrupt: /params/solver has a parameter name of 60000 characters; names have at most 128" \
+  "$fedbench" show "$scratch/shape-long.h5"
+cp -r "$scratch/whole" "$scratch/shaped"
+cp "$scratch/shape-many.h5" "$(ls "$scratch"/shaped/runs/*.h5 | head -n 1)"
+expect_ok "^report: .*index.html" "$fedbench" report "$scratch/shaped" -o "$scratch/shaped-page"
 cp -r "$scratch/whole" "$scratch/steered"
 victim=$(ls "$scratch"/steered/runs/*.h5 | head -n 1)
 "$python" - "$victim" <<'PY'

@@ -58,6 +58,24 @@ if ! FEDBENCH_PYTHON="$python" "$fedbench" report "$results" --all -o "$scratch/
   sed 's/^/  | /' "$scratch/cli.out" "$scratch/cli.err"; head -c 2000 "$scratch/cli.diff"
   failures=$((failures + 1))
 fi
+# A configuration the script reads but fedbench scores none of (here a fedbench whose scores
+# leave one solver out) is left out with a line and counted on the page, never the page's end.
+cat >"$scratch/fedbench-partial" <<SH
+#!/bin/sh
+"$fedbench" "\$@" | "$python" -c 'import json, sys
+d = json.load(sys.stdin)
+d["all"] = [c for c in d["all"] if c["solver"] != "local-sgda"]
+print(json.dumps(d))'
+SH
+chmod +x "$scratch/fedbench-partial"
+checks=$((checks + 1))
+if ! "$python" scripts/report.py "$results" -o "$scratch/out_partial" --fedbench "$scratch/fedbench-partial" \
+       >"$scratch/partial.out" 2>"$scratch/partial.err" ||
+   ! grep -q "^report.py: left out local-sgda on .*: fedbench scored none of its runs$" "$scratch/partial.err" ||
+   ! grep -q "unreadable files\? skipped" "$scratch/out_partial/index.html"; then
+  echo "FAIL: report.py with a configuration fedbench did not score"
+  sed 's/^/  | /' "$scratch/partial.out" "$scratch/partial.err"; failures=$((failures + 1))
+fi
 expect_ok "wrote .*index.html" "$python" scripts/report.py "$results" --all -o "$scratch/out_target" \
   --target 'train_auc>=0.8' --target 'rel_error<=1e-3'
 expect_fail 1 "report.py: --target: target 'auc=1': expected METRIC<=VALUE or METRIC>=VALUE" \
