@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "interrupt_deadline.hpp"
 #include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fedbench::install_interrupt_handlers();
+  fedbench::cli::start_interrupt_deadline();
   try {
     for (auto* sub : app.get_subcommands()) return commands.at(sub)();
   } catch (const fedbench::Interrupted& e) {

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/directory.hpp"
 #include "core/random.hpp"
 #include "core/safe_name.hpp"
@@ -541,6 +542,7 @@ void for_each(const SuitePlan& plan, std::size_t seeds, const std::function<void
       run.solver_where = s.where;
       run.cost = cost_of(run.request);
       RunConfig config = identity_config(run.request, p.resolved, s.resolved);
+      throw_if_interrupted();  // a grid of 10^6 runs takes a while: Ctrl-C ends it here
       for (std::size_t k = 0; k < seeds; ++k) {
         run.request.seed = config.seed = plan.seeds[k];
         run.identity_text = identity_of(config);

@@ -102,6 +102,7 @@ std::vector<PreparedRun> prepare_all(const Suite& suite) {
   std::vector<PreparedRun> prepared;
   prepared.reserve(suite.runs.size());
   for (const auto& run : suite.runs) {
+    throw_if_interrupted();  // building thousands of instances takes a while: Ctrl-C ends it here
     std::shared_ptr<const Problem> problem;
     try {
       problem = cache.get(run.request);

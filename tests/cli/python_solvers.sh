@@ -117,6 +117,23 @@ PY
 "$fedbench" run --plugin "$scratch/fails.py" "${problem[@]}" --solver py-fails --rounds 5 -q -o "$scratch/fails.h5"
 expect_ok "^error solver py-fails, client_round: ValueError: round two \(fails.py:7\)$" "$python" -c "
 import h5py; f = h5py.File('$scratch/fails.h5'); print(f.attrs['status'], f.attrs['message'])"
+# A hook that never returns: the first SIGTERM (or Ctrl-C) ends fedbench after the grace period
+# (5 s) even though the engine never gets to check it, with the signal's exit status.
+sed -e 's/"py-fails"/"py-hangs"/' -e 's/raise ValueError("round two")/import time; time.sleep(3600)/' \
+  "$scratch/fails.py" >"$scratch/hangs.py"
+timeout -s KILL 30 "$fedbench" run --plugin "$scratch/hangs.py" "${problem[@]}" --solver py-hangs --rounds 5 -q -o "$scratch/hangs.h5" \
+  2>"$scratch/hangs.err" &
+hang_pid=$!
+sleep 2
+kill -TERM "$hang_pid"
+start=$(date +%s)
+wait "$hang_pid" && rc=0 || rc=$?
+checks=$((checks + 1))
+if [ "$rc" != 143 ] || [ $(( $(date +%s) - start )) -gt 12 ] || [ -e "$scratch/hangs.h5" ] ||
+   ! grep -q "^fedbench: still running after the signal's grace period; stopping now$" "$scratch/hangs.err"; then
+  echo "FAIL: a hanging Python hook and SIGTERM: exit $rc after $(( $(date +%s) - start )) s (want 143 within 12 s)"
+  cat "$scratch/hangs.err"; failures=$((failures + 1))
+fi
 echo 'x = 1 / 0' >"$scratch/broken.py"
 expect_fail 2 "fedbench: plug-in $scratch/broken.py: ZeroDivisionError: division by zero (broken.py:1)" \
   "$fedbench" list solvers --plugin "$scratch/broken.py"
