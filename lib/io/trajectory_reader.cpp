@@ -2,6 +2,7 @@
 // datasets fedbench writes, each checked for type, shape and size before it is used), then
 // the typed record is assembled from them without touching the file again.
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -248,7 +249,11 @@ RunFileContents read_run_file_contents(const std::string& path) {
   read_text_group("params/solver", run.solver_params);
   {
     h5::Handle g = h5::open_group(root, "constants");
-    for (const auto& name : h5::list_attributes(g.id())) {
+    const auto names = h5::list_attributes(g.id());
+    if (names.size() > kMaxParameters)
+      throw UserError(path + ": corrupt: /constants holds " + std::to_string(names.size()) +
+                      " constants; a run has at most " + std::to_string(kMaxParameters));
+    for (const auto& name : names) {
       const auto value = number_of(h5::read_attribute(g.id(), name));
       if (!value) throw UserError(path + ": constant " + name + " is not a number");
       run.constants[name] = *value;
@@ -261,10 +266,13 @@ RunFileContents read_run_file_contents(const std::string& path) {
   h5::Handle trajectory = h5::open_group(root, "trajectory");
   run.column_names = split(text_value(path, "/trajectory", "columns",
                                       h5::read_attribute(trajectory.id(), "columns")), ',');
-  for (std::size_t i = 0; i < run.column_names.size(); ++i)
-    if (std::find(run.column_names.begin(), run.column_names.begin() + static_cast<std::ptrdiff_t>(i),
-                  run.column_names[i]) != run.column_names.begin() + static_cast<std::ptrdiff_t>(i))
-      throw UserError(path + ": corrupt: /trajectory lists column " + run.column_names[i] + " twice");
+  // Counters and a few dozen metrics: a list of thousands, or one with a name twice, is no run's.
+  constexpr std::size_t kMaxColumns = 1000;
+  if (run.column_names.size() > kMaxColumns)
+    throw UserError(path + ": corrupt: /trajectory lists " + std::to_string(run.column_names.size()) +
+                    " columns; a run has at most " + std::to_string(kMaxColumns));
+  for (std::set<std::string> seen; const auto& name : run.column_names)
+    if (!seen.insert(name).second) throw UserError(path + ": corrupt: /trajectory lists column " + name + " twice");
   std::vector<std::string> counters;
   for (const auto& c : counter_columns()) counters.push_back(c.name);
   for (const auto& name : counters)

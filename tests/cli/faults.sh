@@ -505,7 +505,7 @@ expect_fail 2 "fedbench: $scratch/steer-rounds.h5: corrupt: /trajectory/round go
   "$fedbench" show "$scratch/steer-rounds.h5"
 # Files whose shape no run has: a column listed twice, 20,000 parameters, a 60,000-character
 # parameter name. Each is corrupt with its reason; `report` leaves it out and draws its page.
-for shape in twice many long; do cp "$scratch/steer.h5" "$scratch/shape-$shape.h5"; done
+for shape in twice many long wide; do cp "$scratch/steer.h5" "$scratch/shape-$shape.h5"; done
 "$python" - "$scratch" <<'PY'
 import sys, h5py
 d = sys.argv[1]
@@ -520,6 +520,9 @@ with h5py.File(d + "/shape-many.h5", "a") as f:
 with h5py.File(d + "/shape-long.h5", "a") as f:
     f["trajectory/rel_error"].attrs["direction"] = "min"
     f["params/solver"].attrs["x" * 60000] = "1"
+with h5py.File(d + "/shape-wide.h5", "a", libver="latest") as f:  # a 4 MB column list
+    f["trajectory/rel_error"].attrs["direction"] = "min"
+    f["trajectory"].attrs["columns"] = ",".join(["round"] * 700000)
 PY
 expect_fail 2 "fedbench: $scratch/shape-twice.h5: corrupt: /trajectory lists column rel_error twice" \
   "$fedbench" show "$scratch/shape-twice.h5"
@@ -527,6 +530,8 @@ expect_fail 2 "fedbench: $scratch/shape-many.h5: corrupt: /params/solver holds 2
   "$fedbench" show "$scratch/shape-many.h5"
 expect_fail 2 "fedbench: $scratch/shape-long.h5: corrupt: /params/solver has a parameter name of 60000 characters; names have at most 128" \
   "$fedbench" show "$scratch/shape-long.h5"
+expect_fail 2 "fedbench: $scratch/shape-wide.h5: corrupt: /trajectory lists 700000 columns; a run has at most 1000" \
+  "$fedbench" show "$scratch/shape-wide.h5"
 cp -r "$scratch/whole" "$scratch/shaped"
 cp "$scratch/shape-many.h5" "$(ls "$scratch"/shaped/runs/*.h5 | head -n 1)"
 expect_ok "^report: .*index.html" "$fedbench" report "$scratch/shaped" -o "$scratch/shaped-page"
