@@ -132,6 +132,12 @@ TEST_CASE("run-file screen: a screen that crashes, stalls or talks nonsense give
   CHECK(screened_by("printf 'hello, world: no frame'; exec sleep 20", path) ==
         path + ": the run-file screen /bin/sh gave no answer fedbench understands");
   CHECK(screened_by("exit 3", path).find("ended with code 3") != std::string::npos);
+  // An answer longer than the file could hold (201 MB for a file of kilobytes) is refused from
+  // its header, before this process allocates it: it has no memory limit of its own.
+  const std::string oversized = screened_by(R"(printf "o\000\000\000\014\000\000\000\000"; exec sleep 20)", path, 5);
+  CHECK(oversized.find(path + ": its contents take over ") == 0);
+  CHECK(oversized.find(" MB, more than a run file of " + std::to_string(fs::file_size(path)) +
+                       " bytes holds; the file is damaged or crafted") != std::string::npos);
 
   // Heartbeats: a screen that reports bytes read is given time as long as the count grows (1.2 s
   // of progress against a 0.3 s quiet window); one whose count stands still stalls; one that has

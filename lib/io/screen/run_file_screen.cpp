@@ -131,6 +131,10 @@ class Screen {
       if (ended == Ended::looping)
         return path + ": reading it read over " + std::to_string(reread_limit(file_bytes) >> 20) +
                " MB from a file of " + std::to_string(file_bytes) + " bytes; the file is damaged or crafted";
+      if (ended == Ended::oversized)
+        return path + ": its contents take over " + std::to_string(answer_limit(file_bytes) >> 20) +
+               " MB, more than a run file of " + std::to_string(file_bytes) +
+               " bytes holds; the file is damaged or crafted";
       if (ended == Ended::nonsense)
         return path + ": the run-file screen " + command_[0] + " gave no answer fedbench understands";
       if (attempt == 0 && external_signal(end_status_)) continue;
@@ -139,7 +143,7 @@ class Screen {
   }
 
  private:
-  enum class Ended { answered, died, stalled, looping, nonsense };
+  enum class Ended { answered, died, stalled, looping, oversized, nonsense };
 
   // How long the screen may go without reading anything new before it counts as stalled.
   double quiet_window(std::uint64_t file_bytes) const {
@@ -147,6 +151,13 @@ class Screen {
   }
   static std::uint64_t reread_limit(std::uint64_t file_bytes) {
     return kRereadFactor * file_bytes + kRereadSlack;
+  }
+  //! The largest answer this process accepts for a file: the values the screen may read from
+  //! it (kMaxValueBytesPerFileByte per byte) and room for its text. The screen is held to that
+  //! by its memory limit; this process, which has none, by refusing a larger answer before
+  //! allocating it.
+  static std::uint64_t answer_limit(std::uint64_t file_bytes) {
+    return kMaxValueBytesPerFileByte * file_bytes + (std::uint64_t{64} << 20);
   }
 
   void start() {
@@ -208,7 +219,9 @@ class Screen {
       }
     }
     if (framed) {
-      if ((kind == kContents || kind == kProblem) && size < (std::uint64_t{1} << 40)) {
+      if ((kind == kContents || kind == kProblem) && size > answer_limit(file_bytes)) {
+        ended = Ended::oversized;
+      } else if (kind == kContents || kind == kProblem) {
         payload.resize(static_cast<std::size_t>(size));
         if (receive(payload.data(), payload.size(), deadline, ended)) return Ended::answered;
       } else {
