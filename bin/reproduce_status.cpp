@@ -79,7 +79,7 @@ std::optional<Timing> timing_of(const Json& d) {
 // The times of the recorded runs and their sums: what `make reproduce` costs, measured. CPU
 // time over the cores is what an experiment takes alone on that machine, whatever else ran
 // beside it; a file re-recorded from finished runs shows the (short) time of that re-recording.
-void print_time_table(const std::vector<struct Recorded>& all) {
+void print_time_table(const std::vector<Recorded>& all) {
   std::printf("\n## Time taken\n\nAs recorded by the reproduce that wrote each file: wall clock, CPU time of "
               "all its threads, and CPU time over the machine's cores (what the experiment takes alone there, "
               "whatever else shared the cores). Runs found finished were not run again.\n\n"
