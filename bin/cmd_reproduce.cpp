@@ -220,13 +220,8 @@ class WorkClock {
   }
   //! "NAME: time 12.3 min wall, 23.1 min CPU (2 cores; 120 runs, 0 found finished)".
   static std::string line(const std::string& name, const Json& t) {
-    const auto minutes = [](double s) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, s < 120 ? "%.0f s" : "%.1f min", s < 120 ? s : s / 60);
-      return std::string(buf);
-    };
-    return name + ": time " + minutes(t["wall_seconds"].get<double>()) + " wall, " +
-           minutes(t["cpu_seconds"].get<double>()) + " CPU (" + std::to_string(t["cores"].get<int>()) + " cores; " +
+    return name + ": time " + duration_text(t["wall_seconds"].get<double>()) + " wall, " +
+           duration_text(t["cpu_seconds"].get<double>()) + " CPU (" + std::to_string(t["cores"].get<int>()) + " cores; " +
            std::to_string(t["runs"].get<long long>()) + " runs, " +
            std::to_string(t["runs_found_finished"].get<long long>()) + " found finished)";
   }

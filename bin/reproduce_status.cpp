@@ -55,14 +55,6 @@ std::string seeds_text(const Json& seeds) {
   return "[" + out + "]";
 }
 
-std::string duration_text(double seconds) {
-  char buf[32];
-  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
-  else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
-  else std::snprintf(buf, sizeof buf, "%.2f h", seconds / 3600);
-  return buf;
-}
-
 // The time the recorded reproduce took (files from before timing was recorded have none).
 struct Timing {
   double wall = 0, cpu = 0;
@@ -109,6 +101,14 @@ void print_time_table(const std::vector<Recorded>& all) {
 std::string paper_of(const std::string& name) { return name.substr(0, name.find('-')); }
 
 }  // namespace
+
+std::string duration_text(double seconds) {
+  char buf[32];
+  if (seconds < 120) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  else if (seconds < 7200) std::snprintf(buf, sizeof buf, "%.1f min", seconds / 60);
+  else std::snprintf(buf, sizeof buf, "%.2f h", seconds / 3600);
+  return buf;
+}
 
 int print_verdict_status(const std::vector<suite::ListedExperiment>& experiments, const std::string& dir) {
   for (const auto& r : recorded(experiments, dir)) {

@@ -17,4 +17,7 @@ int print_verdict_status(const std::vector<suite::ListedExperiment>& experiments
 //! every experiment's claims with their verdicts and evidence, all from the recorded files.
 int print_verdict_markdown(const std::vector<suite::ListedExperiment>& experiments, const std::string& verdicts_dir);
 
+//! A recorded duration as the status and the catalog print it: "45 s", "12.3 min", "3.25 h".
+std::string duration_text(double seconds);
+
 }  // namespace fedbench::cli

@@ -3,15 +3,12 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <utility>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "io/durable_rename.hpp"
-#include "io/new_file.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "results/results_store.hpp"
 
