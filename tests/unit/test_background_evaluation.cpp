@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/conformance.hpp"
+#include "problem/evaluation_threads.hpp"
 #include "support/run_helpers.hpp"
 #include "support/start_at.hpp"
 
@@ -42,6 +43,9 @@ class SlowGame : public fedbench::testing::StartAt {
   void core_metrics(const Vec& z, std::span<double> out, MetricState* state) const override {
     std::this_thread::sleep_for(delay);
     if (++metric_calls_ == fail_metrics_at) throw std::runtime_error("metric failed on purpose");
+    // The flag below is this thread's: keep the evaluation's operator calls on it (no pool
+    // workers, which a slow machine's timing would otherwise bring in and count as rounds').
+    EvaluationThreads on_this_thread(nullptr);
     evaluating() = true;
     MinimaxProblem::core_metrics(z, out, state);
     evaluating() = false;
