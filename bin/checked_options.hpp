@@ -12,12 +12,10 @@ namespace fedbench::cli {
 
 //! The most rounds, sample gradients, bytes or rounds between evaluations (as in suite files).
 inline constexpr std::int64_t kMaxWholeNumber = 9'000'000'000'000'000'000;
-//! The largest seed (as in suite files: any whole number >= 0 that fits a signed 64-bit integer).
-inline constexpr std::int64_t kMaxSeed = std::numeric_limits<std::int64_t>::max();
 
-//! `text` as a whole number from `min` to `max`: decimal digits (base 10 whatever the leading
-//! zeros) or real notation that is whole (1e6). Otherwise CLI::ValidationError "OPTION = 'TEXT'
-//! is not a whole number from MIN to MAX" (then "; HINT" when given).
+//! `text` as a whole number from `min` to `max` by fedbench's one rule (parse_whole_number:
+//! digits with an optional sign, or real notation that is whole, 1e6). Otherwise
+//! CLI::ValidationError "OPTION = 'TEXT' is not a whole number from MIN to MAX" (then "; HINT").
 std::int64_t whole_number_value(const std::string& option, const std::string& text, std::int64_t min,
                                 std::int64_t max, const std::string& hint = "");
 

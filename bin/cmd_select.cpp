@@ -90,8 +90,8 @@ std::function<int()> add_select(CLI::App& app) {
                                  : split(o->report_seeds, ','))
       for (const auto& v : suite::expand_text(item, "--report-seeds")) {
         long long seed = 0;
-        if (!parse_int(v, seed) || seed < 0)
-          throw UserError("--report-seeds: '" + v + "' is not a whole number >= 0");
+        if (!parse_whole_number(v, seed) || seed < 0)
+          throw UserError(not_a_whole_number("--report-seeds", v, 0, kMaxSeed));
         seeds.push_back(static_cast<std::uint64_t>(seed));
       }
     const suite::Selection sel = suite::select_best(o->results, criterion, o->all);

@@ -39,7 +39,7 @@ double parse_number(const std::string& owner, const ParamSpec& spec, const std::
   bool ok = false;
   if (spec.type == ParamType::integer) {
     long long i = 0;
-    ok = parse_int(text, i);
+    ok = parse_whole_number(text, i);
     // Past 2^53 a double skips whole numbers: the value would change silently, and next to
     // 2^63 its conversion back to a 64-bit field is undefined.
     constexpr long long kExact = 1LL << 53;
@@ -51,7 +51,7 @@ double parse_number(const std::string& owner, const ParamSpec& spec, const std::
     ok = parse_real(text, v);
   }
   if (!ok) {
-    std::string expect = spec.type == ParamType::integer ? "an integer" : "a finite number";
+    std::string expect = spec.type == ParamType::integer ? "a whole number" : "a finite number";
     if (spec.accepts_theory) expect += " or 'theory'";
     throw UserError(owner + ": " + spec.name + " = '" + text + "' is not " + expect);
   }

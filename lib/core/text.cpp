@@ -31,6 +31,36 @@ bool parse_int(std::string_view text, long long& out) {
   return res.ec == std::errc() && res.ptr == text.data() + text.size();
 }
 
+bool parse_whole_number(std::string_view text, long long& out) {
+  if (parse_int(text, out)) return true;
+  double real = 0;
+  if (!parse_real(text, real) || real != std::floor(real) || !(std::fabs(real) < 9223372036854775808.0))
+    return false;
+  out = static_cast<long long>(real);  // exact: a whole double below 2^63 in magnitude
+  return true;
+}
+
+namespace {
+
+// A bound as the limits table writes it: 9e18, 1024, 2147483647.
+std::string bound_text(long long v) {
+  int zeros = 0;
+  long long lead = v;
+  while (lead != 0 && lead % 10 == 0) {
+    lead /= 10;
+    ++zeros;
+  }
+  if (zeros >= 6 && lead > -10 && lead < 10) return std::to_string(lead) + "e" + std::to_string(zeros);
+  return std::to_string(v);
+}
+
+}  // namespace
+
+std::string not_a_whole_number(const std::string& what, std::string_view text, long long min, long long max) {
+  return what + " = '" + printable(std::string(text)) + "' is not a whole number from " + bound_text(min) + " to " +
+         bound_text(max);
+}
+
 std::string join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {

@@ -27,14 +27,14 @@ Participation Participation::parse(const std::string& text) {
   const auto mode = text.substr(0, colon), arg = text.substr(colon + 1);
   if (mode == "uniform" || mode == "iid") {
     long long m = 0;
-    if (!parse_int(arg, m) || m < 1 || m > 1000000) throw bad();
+    if (!parse_whole_number(arg, m) || m < 1 || m > 1000000) throw bad();
     p.mode = mode == "iid" ? Mode::iid : Mode::uniform;
     p.clients_per_round = static_cast<int>(m);
   } else if (mode == "dropout") {
     const auto second = arg.find(':');
     long long m = 0;
     double r = -1;
-    if (second == std::string::npos || !parse_int(arg.substr(0, second), m) || m < 1 ||
+    if (second == std::string::npos || !parse_whole_number(arg.substr(0, second), m) || m < 1 ||
         m > 1000000 || !parse_real(arg.substr(second + 1), r) || !(r >= 0 && r < 1))
       throw bad();
     p.mode = Mode::dropout;

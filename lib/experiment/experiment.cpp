@@ -47,8 +47,8 @@ std::vector<std::uint64_t> seeds_of(const YAML::Node& node, const std::string& f
   if (!node) return out;
   for (const auto& s : expand_node(node, file, what)) {
     long long v = 0;
-    if (!parse_int(s, v) || v < 0)
-      throw UserError(where(file, node) + what + ": '" + s + "' is not a whole number >= 0");
+    if (!parse_whole_number(s, v) || v < 0)
+      throw UserError(where(file, node) + not_a_whole_number(what, s, 0, kMaxSeed));
     out.push_back(static_cast<std::uint64_t>(v));
   }
   return out;

@@ -37,11 +37,11 @@ std::string scalar(const YAML::Node& node, const std::string& file, const std::s
 std::int64_t whole_number(const YAML::Node& node, const std::string& file,
                           const std::string& what, std::int64_t min) {
   const std::string text = scalar(node, file, what);
-  double v = 0;
-  if (!parse_real(text, v) || v != std::floor(v) || v < static_cast<double>(min) || v > 9e18)
-    throw UserError(where(file, node) + what + " = '" + text + "' is not a whole number from " +
-                    std::to_string(min) + " to 9e18");
-  return static_cast<std::int64_t>(v);
+  long long v = 0;
+  constexpr long long kMax = 9'000'000'000'000'000'000;
+  if (!parse_whole_number(text, v) || v < min || v > kMax)
+    throw UserError(where(file, node) + not_a_whole_number(what, text, min, kMax));
+  return v;
 }
 
 double real_number(const YAML::Node& node, const std::string& file, const std::string& what) {
@@ -344,8 +344,8 @@ std::vector<std::uint64_t> read_seeds(const YAML::Node& root, const std::string&
     seeds.clear();
     for (const auto& s : expand_node(root["seeds"], path, "seeds")) {
       long long v = 0;
-      if (!parse_int(s, v) || v < 0)
-        throw UserError(where(path, root["seeds"]) + "seed '" + s + "' is not a whole number >= 0");
+      if (!parse_whole_number(s, v) || v < 0)
+        throw UserError(where(path, root["seeds"]) + not_a_whole_number("seed", s, 0, kMaxSeed));
       seeds.push_back(static_cast<std::uint64_t>(v));
     }
   }

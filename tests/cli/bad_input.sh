@@ -16,7 +16,7 @@ expect_fail 2 "fedbench: solver gda: unknown parameter 'stepsize'; valid: batch_
   "$fedbench" run --problem quadratic-game --solver gda -s stepsize=0.1
 expect_fail 2 "fedbench: solver proxskip-vip-fl: comm_prob = 0 violates 0 < comm_prob <= 1" \
   "$fedbench" run --problem quadratic-game --solver proxskip-vip-fl -s comm_prob=0
-expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not an integer" \
+expect_fail 2 "fedbench: solver local-sgda: local_steps = '2.5' is not a whole number" \
   "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps=2.5
 expect_fail 2 "fedbench: problem quadratic-game: clients = 0 violates 1 <= clients" \
   "$fedbench" run --problem quadratic-game --solver gda -p clients=0 -p samples=3
@@ -88,6 +88,35 @@ expect_fail 2 "$(whole --seed -1 0 9223372036854775807)" "$fedbench" data partit
 # The limits themselves and the suite files' spellings are taken; digits are decimal (010 is ten).
 expect_ok "^rounds: 10 " "${run_gda[@]}" --rounds 010 --seed 9223372036854775807 "${small[@]}"
 expect_ok "^rounds: 10 " "${run_gda[@]}" --rounds 1e1 --eval-every 1e1 --max-samples 9e18 "${small[@]}"
+# One rule for whole numbers everywhere (options, -p/-s values, a suite file's rounds, seeds and
+# parameters, participation counts): +3, 3.0 and 3e0 read as 3, and a suite written with them
+# has the same run id as one written with 3; 0x3, 2.5 and " 3" are refused by each with "is not
+# a whole number".
+whole_suite() {  # whole_suite SEED ROUNDS CLIENTS STEPS
+  printf 'name: w\nseeds: [%s]\nrounds: %s\nproblems:\n  - name: quadratic-game\n    params: {clients: %s, samples: 4, dim: 2}\nsolvers:\n  - name: local-sgda\n    params: {local_steps: %s}\n' "$@"
+}
+whole_suite 3 3 3 3 >"$scratch/whole-plain.yaml"
+plain_id=$("$fedbench" plan "$scratch/whole-plain.yaml" --results "$scratch/whole-results" | awk 'NR == 2 { print $1 }')
+for v in +3 3.0 3e0; do
+  expect_ok "^status: ok" "${run_gda[@]}" --rounds "$v" "${small[@]}"
+  "$fedbench" run --problem quadratic-game --solver local-sgda --rounds 2 -p clients="$v" -p samples=4 -p dim=2 \
+    -s local_steps="$v" --participation "uniform:$v" -q -o "$scratch/whole.h5"
+  expect_ok "^ +local_steps: 3$" "$fedbench" show "$scratch/whole.h5"
+  expect_ok "^ +clients: 3$" "$fedbench" show "$scratch/whole.h5"
+  whole_suite "$v" "$v" "$v" "$v" >"$scratch/whole.yaml"
+  expect_ok "^$plain_id " "$fedbench" plan "$scratch/whole.yaml" --results "$scratch/whole-results"
+done
+for v in 0x3 2.5 " 3"; do
+  expect_fail 2 "$(whole --rounds "$v" 0 9e18)" "${run_gda[@]}" --rounds "$v"
+  expect_fail 2 "fedbench: solver local-sgda: local_steps = '$v' is not a whole number" \
+    "$fedbench" run --problem quadratic-game --solver local-sgda -s local_steps="$v"
+  expect_fail 2 "fedbench: problem quadratic-game: clients = '$v' is not a whole number" \
+    "$fedbench" run --problem quadratic-game --solver gda -p clients="$v"
+  whole_suite 3 "'$v'" 3 3 >"$scratch/whole-bad.yaml"
+  expect_fail_like 2 "rounds = '$v' is not a whole number from 0 to 9e18$" "$fedbench" plan "$scratch/whole-bad.yaml"
+  whole_suite "'$v'" 3 3 3 >"$scratch/whole-bad.yaml"
+  expect_fail_like 2 "seed = '$v' is not a whole number from 0 to 9223372036854775807$" "$fedbench" plan "$scratch/whole-bad.yaml"
+done
 
 # A suite's name is its default results directory's (results/NAME): one line and exit 2 for a
 # name a directory cannot have, whether written or taken from the file's name.

@@ -59,7 +59,7 @@ TEST_CASE("params: canonical numbers round-trip exactly") {
 
 TEST_CASE("params: bad input gets one line naming owner, parameter, value and constraint") {
   CHECK(error_of({{"comm_prob", "0"}}) == "solver demo: comm_prob = 0 violates 0 < comm_prob <= 1");
-  CHECK(error_of({{"local_steps", "2.5"}}) == "solver demo: local_steps = '2.5' is not an integer");
+  CHECK(error_of({{"local_steps", "2.5"}}) == "solver demo: local_steps = '2.5' is not a whole number");
   CHECK(error_of({{"step_size", "fast"}}) ==
         "solver demo: step_size = 'fast' is not a finite number or 'theory'");
   CHECK(error_of({{"stepsize", "1"}}) ==
