@@ -91,9 +91,9 @@ RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<Orac
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
-                       EvaluationOverlap overlap, const SolverDiagnostics* diagnostics)
+                       EvaluationOverlap overlap, const SolverDiagnostics* diagnostics, RunClock clock)
     : problem_(problem), config_(config), sink_(sink), pool_(pool), overlap_(overlap), diagnostics_(diagnostics),
-      names_(problem.metric_names()), metric_state_(problem.make_metric_state()) {
+      clock_(clock), names_(problem.metric_names()), metric_state_(problem.make_metric_state()) {
   if (diagnostics_) names_.insert(names_.end(), diagnostics_->names.begin(), diagnostics_->names.end());
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
@@ -234,12 +234,15 @@ bool RunMonitor::after_round(const LoopState& state) {
     stop = StopReason::comm_budget;
     why = std::to_string(state.comm.bytes_up + state.comm.bytes_down) + " bytes sent (budget " +
           std::to_string(*b.max_bytes) + ")";
-  } else if (b.time_limit && state.wall_time + eval_time_ >= *b.time_limit) {
-    // Wall clock of the run: its rounds and its evaluations (an exact metric can cost more
-    // than many rounds).
+  } else if (const double elapsed = clock_.elapsed(); b.time_limit && elapsed >= *b.time_limit) {
+    // Wall clock of the run since it began: rounds, evaluations (an exact metric can cost
+    // more than many rounds) and the writing of its rows alike.
     stop = StopReason::time_limit;
-    why = format_real(state.wall_time + eval_time_) + " s of solver work and evaluation (limit " +
-          format_real(*b.time_limit) + ")";
+    why = format_real(elapsed) + " s of wall-clock time (limit " + format_real(*b.time_limit) + ")";
+  } else if (clock_.run_timeout && elapsed >= *clock_.run_timeout) {
+    stop = StopReason::timeout;
+    why = "still running after " + format_real(elapsed) + " s, past the limit of " +
+          format_real(*clock_.run_timeout) + " s per run (--run-timeout)";
   } else {
     return false;
   }

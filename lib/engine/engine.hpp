@@ -49,13 +49,25 @@ struct DeferredRow {
   std::vector<OracleCounts> per_client;
 };
 
+//! When a run began (before its header was written) and the wall-clock seconds it may take
+//! (its --run-timeout; none: no limit). The time limit of its budget counts from `started`
+//! too: rounds, evaluations, waiting and writing alike.
+struct RunClock {
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::optional<double> run_timeout;
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+};
+
 //! Evaluation, budgets and divergence: the parts of a run between rounds. An evaluation made
 //! while the loop waits shares the run's threads; one deferred runs on threads of its own.
 class RunMonitor {
  public:
   //! `diagnostics` (may be null; outlives the monitor): the solver's own metric columns.
   RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
-             EvaluationOverlap overlap = EvaluationOverlap::never, const SolverDiagnostics* diagnostics = nullptr);
+             EvaluationOverlap overlap = EvaluationOverlap::never, const SolverDiagnostics* diagnostics = nullptr,
+             RunClock clock = {});
   //! Records a row now (nothing may be deferred); returns true if the run must stop (sets
   //! reason and message).
   bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
@@ -93,6 +105,7 @@ class RunMonitor {
   ThreadPool& pool_;
   const EvaluationOverlap overlap_;
   const SolverDiagnostics* const diagnostics_;
+  const RunClock clock_;
   std::vector<std::string> names_;
   std::size_t primary_ = 0;
   std::ptrdiff_t target_ = -1;
@@ -121,6 +134,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
   const auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
+  const detail::RunClock clock{Clock::now(), meta.run_timeout};
   detail::RoundLoop<S> loop(solver, problem, config, threads, meta.core_share);
   {
     // A reference solution or constants not computed yet (a run alone): on the run's threads.
@@ -128,7 +142,7 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     sink.begin(detail::make_header(problem, config, threads, meta));
   }
   detail::RunMonitor monitor(problem, config, sink, loop.pool(), meta.overlap,
-                             meta.diagnostics.names.empty() ? nullptr : &meta.diagnostics);
+                             meta.diagnostics.names.empty() ? nullptr : &meta.diagnostics, clock);
   double wall = 0;
   std::int64_t completed = 0;
   try {

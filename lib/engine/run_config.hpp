@@ -58,7 +58,7 @@ struct Budget {
   std::int64_t rounds = 100;
   std::optional<std::int64_t> max_samples;   //!< component gradients, summed over clients
   std::optional<std::int64_t> max_bytes;     //!< bytes up + down
-  std::optional<double> time_limit;          //!< seconds of solver work and evaluation
+  std::optional<double> time_limit;          //!< seconds of the run's wall clock, writing included
   std::optional<Target> target;
   double divergence_factor = 1e10;  //!< diverged when primary metric > factor * initial value
 };

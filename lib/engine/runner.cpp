@@ -50,7 +50,7 @@ RunSummary execute(PreparedRun& run, int threads, TrajectorySink& sink,
                     std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)");
   return run.solver->run(*run.problem, run.config, threads, sink,
                          RunMeta{command_line, run.identity, run.solver->constants_read(), run.setup_time, run.mpi_ranks,
-                                 run.core_share, run.rounds_done, run.overlap, {}});
+                                 run.core_share, run.rounds_done, run.overlap, {}, run.run_timeout});
 }
 
 }  // namespace fedbench

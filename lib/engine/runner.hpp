@@ -4,6 +4,7 @@
 // computed. The CLI, tests and benchmarks all go through here.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/run_config.hpp"
@@ -34,6 +35,7 @@ struct PreparedRun {
   CoreShare* core_share = nullptr;  //!< a suite's spare cores the run may grow into (not owned)
   std::atomic<std::int64_t>* rounds_done = nullptr;  //!< for a progress line (not owned)
   EvaluationOverlap overlap = EvaluationOverlap::automatic;  //!< evaluations beside the rounds
+  std::optional<double> run_timeout;  //!< wall-clock seconds before status "timeout" (RunMeta)
 };
 
 //! Validates and resolves a request. Pass `problem` to reuse an instance built from the same

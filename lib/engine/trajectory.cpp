@@ -11,7 +11,8 @@ constexpr std::pair<StopReason, const char*> kReasonNames[] = {
     {StopReason::max_rounds, "max_rounds"},         {StopReason::oracle_budget, "oracle_budget"},
     {StopReason::comm_budget, "comm_budget"},       {StopReason::target_reached, "target_reached"},
     {StopReason::time_limit, "time_limit"},         {StopReason::diverged, "diverged"},
-    {StopReason::error, "error"}};
+    {StopReason::error, "error"},                   {StopReason::timeout, "timeout"},
+    {StopReason::crashed, "crashed"}};
 }  // namespace
 
 std::string to_string(StopReason r) {
@@ -29,6 +30,8 @@ StopReason stop_reason_from_string(const std::string& s) {
 std::string status_of(StopReason r) {
   if (r == StopReason::diverged) return "diverged";
   if (r == StopReason::error) return "error";
+  if (r == StopReason::timeout) return "timeout";
+  if (r == StopReason::crashed) return "crashed";
   return "ok";
 }
 

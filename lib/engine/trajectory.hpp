@@ -19,12 +19,18 @@ namespace fedbench {
 
 class CoreShare;
 
-//! How a run ended. status is "ok", "diverged" or "error".
+//! How a run ended. status is "ok" (a budget or target reached), "diverged", "error",
+//! "timeout" (past its per-run time limit: stuck or too slow, not a result) or "crashed" (its
+//! process ended without a result: a plug-in that segfaulted, aborted or exited).
 enum class StopReason { max_rounds, oracle_budget, comm_budget, target_reached, time_limit,
-                        diverged, error };
+                        diverged, error, timeout, crashed };
 std::string to_string(StopReason r);
 StopReason stop_reason_from_string(const std::string& s);
 std::string status_of(StopReason r);
+//! A status that is no result of the method (error, timeout, crashed): counted as failed.
+inline bool failed_status(const std::string& status) {
+  return status == "error" || status == "timeout" || status == "crashed";
+}
 
 //! Cumulative communication through the message layer.
 struct CommCounts {
@@ -82,6 +88,9 @@ struct RunMeta {
   EvaluationOverlap overlap = EvaluationOverlap::automatic;
   //! The solver's own metric columns, after the problem's (none for most solvers).
   SolverDiagnostics diagnostics;
+  //! Wall-clock seconds after which the run ends with status "timeout" (checked between
+  //! rounds; not part of the run: a run that ends in time has the same bits either way).
+  std::optional<double> run_timeout;
 };
 
 struct RunHeader {

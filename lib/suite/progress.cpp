@@ -152,7 +152,7 @@ void Progress::finished(Running* run, const std::string& status, const std::stri
   std::lock_guard lock(mutex_);
   running_.remove_if([run](const Running& r) { return &r == run; });
   ++done_;
-  if (status == "error") ++failed_;
+  if (failed_status(status)) ++failed_;
   if (status == "diverged") ++diverged_;
   if (status == "ok" && std::isfinite(metric) && (!has_best_ || better(direction, metric, best_))) {
     best_ = metric;

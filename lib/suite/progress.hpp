@@ -77,7 +77,7 @@ class Progress {
   ~Progress();
   //! A run of `rounds` rounds starts; store its completed rounds into the returned counter.
   Running* started(std::int64_t rounds);
-  //! status "ok" | "diverged" | "error"; metric = final primary metric (NaN if none).
+  //! status "ok" | "diverged" | a failed_status; metric = final primary metric (NaN if none).
   //! `direction`: which way the metric is better (its column's).
   void finished(Running* run, const std::string& status, const std::string& metric_name, double metric,
                 Direction direction = Direction::min);
