@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "checked_options.hpp"
+#include "stuck_run_watch.hpp"
 #include "commands.hpp"
 #include "core/text.hpp"
 #include "engine/runner.hpp"
@@ -42,7 +43,7 @@ struct RunOptions {
   std::string eval_overlap = "auto";
   long long rounds = 100, seed = 0, eval_every = 1, max_samples = -1, max_bytes = -1;
   int eval_log = 0, clients = -1, threads = 0;
-  double time_limit = -1, divergence_factor = 1e10;
+  double time_limit = -1, divergence_factor = 1e10, run_timeout = -1;
   bool quiet = false;
   // suite mode
   std::string suite, results;
@@ -98,6 +99,7 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   options.jobs = o.jobs;
   options.threads = o.threads;
   options.overlap = overlap_mode(o.eval_overlap);
+  if (o.run_timeout > 0) options.run_timeout = o.run_timeout;
   options.force = o.force;
   options.reuse_stale = o.reuse_stale;
   for (const auto& dir : o.share_runs) {
@@ -167,7 +169,12 @@ std::function<int()> add_run(CLI::App& app) {
   add_whole_number(sub, "--max-samples", o->max_samples, "stop after this many sample gradients", 0, kMaxWholeNumber);
   add_whole_number(sub, "--max-bytes", o->max_bytes, "stop after this many bytes up + down", 0, kMaxWholeNumber);
   add_positive_real(sub, "--time-limit", o->time_limit,
-                    "stop after this many seconds of the run's wall clock (rounds and evaluations)", "seconds");
+                    "stop after this many seconds of the run's wall clock (rounds, evaluations and writing); the run ends \"ok\" with what it reached", "seconds");
+  add_positive_real(sub, "--run-timeout", o->run_timeout,
+                    "end a run still going after this many seconds with status \"timeout\" (not a result; a "
+                    "suite goes on with its other runs; also `run_timeout:` in a suite file); checked between "
+                    "rounds, and a plug-in's run that does not get there is killed 5 s later",
+                    "seconds");
   add_positive_real(sub, "--divergence-factor", o->divergence_factor,
                     "diverged when the primary metric exceeds this times its start value", "a factor");
   add_whole_number(sub, "--threads", o->threads,
@@ -219,6 +226,8 @@ std::function<int()> add_run(CLI::App& app) {
     suite::RunProgress progress(req.budget.rounds, o->quiet);
     run.rounds_done = progress.rounds_done();
     run.overlap = overlap_mode(o->eval_overlap);
+    if (o->run_timeout > 0) run.run_timeout = o->run_timeout;
+    const StuckRunWatch watch(run);  // a plug-in that never returns from a hook
     std::vector<std::unique_ptr<TrajectorySink>> files;
     std::vector<TrajectorySink*> sinks{&progress};
     for (std::size_t k = 0; k < o->outputs.size(); ++k) {
@@ -241,7 +250,7 @@ std::function<int()> add_run(CLI::App& app) {
     }
     if (!o->quiet)
       for (const auto& output : o->outputs) std::printf("written: %s\n", output.c_str());
-    return summary.reason == StopReason::error ? 1 : 0;
+    return failed_status(summary.status()) ? 1 : 0;
   };
 }
 

@@ -15,7 +15,37 @@
 #include "core/interrupt.hpp"
 #include "io/screen/run_file_screen.hpp"
 #include "plugin/plugin_loader.hpp"
+#include "suite/isolated_run.hpp"
 #include "suite/mpi_world.hpp"
+
+namespace {
+
+// The configured plug-ins and `paths`; false (and one line) when one cannot be loaded.
+bool load_plugins(const std::vector<std::string>& paths) {
+  try {
+    fedbench::load_configured_plugins();
+    for (const auto& path : paths) fedbench::load_plugin(path);
+    return true;
+  } catch (const fedbench::UserError& e) {
+    std::cerr << "fedbench: " << e.what() << "\n";
+    return false;
+  }
+}
+
+// A suite's run of a plug-in, in a process of its own (suite/isolated_run.hpp): `fedbench
+// [--plugin PATH]... __run-one ARGS`, never under MPI (the suite's process is the rank). -1 when
+// the command line is another.
+int serve_run_one(int argc, char** argv) {
+  std::vector<std::string> plugins;
+  int i = 1;
+  for (; i + 1 < argc && std::string(argv[i]) == "--plugin"; i += 2) plugins.push_back(argv[i + 1]);
+  if (i >= argc || std::string(argv[i]) != fedbench::suite::kRunOneSubcommand) return -1;
+  if (!load_plugins(plugins)) return 2;
+  fedbench::install_interrupt_handlers();
+  return fedbench::suite::serve_run_in_child(std::vector<std::string>(argv + i + 1, argv + argc));
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // fedbench as the screen that reads run files from disk before this process trusts libhdf5
@@ -23,6 +53,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == fedbench::io::kScreenSubcommand)
     return fedbench::io::serve_run_file_screen(0, 1);
   fedbench::io::screen_run_files_with({"/proc/self/exe", fedbench::io::kScreenSubcommand});
+  if (const int code = serve_run_one(argc, argv); code >= 0) return code;
   fedbench::suite::MpiWorld mpi(&argc, &argv);  // a no-op unless started by mpirun
   fedbench::suite::set_world(&mpi);
   for (int i = 0; i < argc; ++i)
@@ -46,13 +77,8 @@ int main(int argc, char** argv) {
       args.push_back(argv[i]);
     }
   }
-  try {
-    fedbench::load_configured_plugins();
-    for (const auto& path : plugins) fedbench::load_plugin(path);
-  } catch (const fedbench::UserError& e) {
-    std::cerr << "fedbench: " << e.what() << "\n";
-    return 2;
-  }
+  if (!load_plugins(plugins)) return 2;
+
   argc = static_cast<int>(args.size());
   argv = args.data();
   CLI::App app{"fedbench: reproducible benchmarks of federated minimax and bilevel optimization"};

@@ -27,7 +27,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"name",   "results",  "seeds",    "rounds",
                                            "participation", "eval", "budget", "problems",
-                                           "solvers"};
+                                           "solvers", "run_timeout"};
 
 std::string scalar(const YAML::Node& node, const std::string& file, const std::string& what) {
   if (!node.IsScalar()) throw UserError(where(file, node) + what + " must be a single value");
@@ -293,6 +293,37 @@ std::string run_id(const std::string& text) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
+}
+
+RunRequest request_from_identity(const std::string& text) {
+  try {
+    const YAML::Node root = YAML::Load(text);
+    const auto part = [&](const char* name, std::string& who, ParamMap& params) {
+      who = root[name]["name"].as<std::string>();
+      for (const auto& kv : root[name]["params"]) params[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    };
+    RunRequest r;
+    part("problem", r.problem, r.problem_params);
+    part("solver", r.solver, r.solver_params);
+    r.participation = Participation::parse(root["federation"]["participation"].as<std::string>());
+    r.seed = root["seed"].as<std::uint64_t>();
+    const YAML::Node b = root["budget"];
+    r.budget.rounds = b["rounds"].as<std::int64_t>();
+    if (b["max_samples"]) r.budget.max_samples = b["max_samples"].as<std::int64_t>();
+    if (b["max_bytes"]) r.budget.max_bytes = b["max_bytes"].as<std::int64_t>();
+    if (b["time_limit"]) r.budget.time_limit = b["time_limit"].as<double>();
+    if (b["target"]) r.budget.target = Target::parse(b["target"].as<std::string>());
+    r.budget.divergence_factor = b["divergence_factor"].as<double>();
+    const std::string eval = root["eval"].as<std::string>();
+    const std::int64_t n = std::stoll(eval.substr(eval.find(':') + 1));
+    if (eval.rfind("log:", 0) == 0)
+      r.eval.log_points_per_decade = static_cast<int>(n);
+    else
+      r.eval.every = n;
+    return r;
+  } catch (const std::exception& e) {
+    throw InternalError(std::string("not a run's identity text: ") + e.what());
+  }
 }
 
 namespace {
@@ -573,6 +604,7 @@ SuitePlan load_suite_plan(const std::string& path, const SuiteOverrides& overrid
   read_name_and_results(root, path, overrides, plan);
   const std::vector<std::uint64_t> seeds = read_seeds(root, path, overrides);
   plan.budget = read_budget(root, path, overrides);
+  if (root["run_timeout"]) plan.run_timeout = positive_real(root["run_timeout"], path, "run_timeout", "seconds");
   const EvalSchedule eval = shortened_eval(read_eval(root, path), root, path, overrides, plan.budget.rounds);
   std::vector<Participation> participations{Participation{}};
   if (root["participation"]) participations = read_participations(root["participation"], path);
@@ -601,6 +633,7 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides) {
   suite.name = plan.name;
   suite.results_dir = plan.results_dir;
   suite.partial = plan.partial;
+  suite.run_timeout = plan.run_timeout;
   suite.runs.reserve(plan.size());
   plan.for_each_run([&](const SuiteRun& run) { suite.runs.push_back(run); });
   return suite;

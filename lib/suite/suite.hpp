@@ -8,6 +8,7 @@
 //   eval: {every: 1}                 # or {log: 10}
 //   budget: {max_samples: 1e6, max_bytes: 1e9, time_limit: 60, target: "rel_error<=1e-12",
 //            divergence_factor: 1e10}
+//   run_timeout: 3600                # a run still going after this many seconds: status timeout
 //   problems:
 //     - name: quadratic-game
 //       params: {clients: 5, dim: [3, 5]}
@@ -46,6 +47,9 @@ struct Suite {
   std::vector<SuiteRun> runs;
   //! Only some of the file's entries (--problem / --solver): not the suite's whole set of runs.
   bool partial = false;
+  //! Wall-clock seconds a run may take before it ends with status "timeout" (`run_timeout:`;
+  //! --run-timeout overrides it). Not part of any run's identity.
+  std::optional<double> run_timeout;
 };
 
 //! Grid items given on the command line; they replace the file's values of the same key.
@@ -82,6 +86,7 @@ struct SuitePlan {
 
   std::string path, name, results_dir;
   bool partial = false;  //!< as Suite::partial
+  std::optional<double> run_timeout;  //!< as Suite::run_timeout
   std::vector<ProblemPoint> problems;
   std::vector<SolverPoint> solvers;
   std::vector<std::uint64_t> seeds;
@@ -105,5 +110,9 @@ Suite load_suite(const std::string& path, const SuiteOverrides& overrides = {});
 //! The identity text and id of a request (also used by `select` to group runs).
 std::string identity_text(const RunRequest& request);
 std::string run_id(const std::string& identity_text);
+//! The request an identity text describes (its resolved parameters as given): what a suite's
+//! child process runs (isolated_run.hpp). Its identity_text is the same text. InternalError
+//! when the text is not an identity.
+RunRequest request_from_identity(const std::string& identity_text);
 
 }  // namespace fedbench::suite

@@ -22,6 +22,8 @@
 #include "io/run_sinks.hpp"
 #include "problem/evaluation_threads.hpp"
 #include "problem/problem_registry.hpp"
+#include "suite/isolated_run.hpp"
+#include "suite/last_metric.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/progress.hpp"
 #include "suite/run_queue.hpp"
@@ -77,24 +79,11 @@ std::string describe(const SuiteRun& run) {
   return s;
 }
 
-// Remembers the last row's primary metric for the progress line.
-class LastMetric : public TrajectorySink {
- public:
-  void begin(const RunHeader& h) override {
-    name = h.primary_metric;
-    column = static_cast<std::size_t>(std::find(h.metric_names.begin(), h.metric_names.end(), name) -
-                                      h.metric_names.begin());
-    direction = column < h.metric_meta.size() ? h.metric_meta[column].direction : Direction::min;
-  }
-  void row(const TrajectoryRow& r) override {
-    if (column < r.metrics.size()) value = r.metrics[column];
-  }
-  void end(const RunSummary&) override {}
-  std::string name;
-  std::size_t column = 0;
-  double value = NAN;
-  Direction direction = Direction::min;
+// How a run ended: its status and, for anything but "ok", why.
+struct RunOutcome {
+  std::string status, message;
 };
+
 
 // Prepares every run (one per suite run, in order): all checks happen here, before any run.
 std::vector<PreparedRun> prepare_all(const Suite& suite) {
@@ -269,7 +258,36 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
   std::mutex write_error_mutex;
   std::string write_error;  // the first refused write: no run is started after it
   std::atomic<bool> stop{false};
+  const std::optional<double> run_timeout = options.run_timeout ? options.run_timeout : suite.run_timeout;
 
+  // A run in this process, written to its file through `last` too.
+  auto run_here = [&](std::size_t index, Progress::Running* running, LastMetric& last) {
+    const auto writer = store.run_sink(suite.runs[index].id);  // in the runs/ opened when the suite began
+    TeeSink tee({&last, writer.get()});
+    PreparedRun& run = prepared[index];
+    run.mpi_ranks = mpi.size();
+    run.core_share = share;
+    run.rounds_done = &running->done;
+    run.overlap = options.overlap;
+    run.run_timeout = run_timeout;
+    const RunSummary s = execute(run, threads_per_run, tee, options.command_line);
+    return RunOutcome{s.status(), s.message};
+  };
+  // A plug-in's run, in a child process: its crash or hang costs this run only.
+  auto run_child = [&](std::size_t index, Progress::Running* running, LastMetric& last) {
+    ChildSettings child;
+    child.threads = threads_per_run;
+    child.overlap = options.overlap;
+    child.run_timeout = run_timeout;
+    child.command_line = options.command_line;
+    child.rounds_done = &running->done;
+    prepared[index].mpi_ranks = mpi.size();
+    const ChildOutcome outcome = run_in_child(suite.runs[index], prepared[index], store, child);
+    last.name = outcome.metric;
+    last.value = outcome.value;
+    last.direction = outcome.direction;
+    return RunOutcome{outcome.status, outcome.message};
+  };
   // One run under its claim: skipped if another process finished it meanwhile (false), a
   // corrupt file set aside, then run and written (true).
   auto run_claimed = [&](std::size_t index, RunClaim& claim) {
@@ -290,15 +308,10 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     std::string status = "error";
     LastMetric last;
     try {
-      const auto writer = store.run_sink(run.id);  // in the runs/ opened when the suite began
-      TeeSink tee({&last, writer.get()});
-      prepared[index].mpi_ranks = mpi.size();
-      prepared[index].core_share = share;
-      prepared[index].rounds_done = &running->done;
-      prepared[index].overlap = options.overlap;
-      const RunSummary s = execute(prepared[index], threads_per_run, tee, options.command_line);
-      status = s.status();
-      if (status == "error") progress.message("fedbench: " + describe(run) + ": " + s.message);
+      const RunOutcome outcome = runs_in_child(run.request.problem, run.request.solver) ? run_child(index, running, last) : run_here(index, running, last);
+      status = outcome.status;
+      if (failed_status(status))
+        progress.message("fedbench: " + describe(run) + ": " + (status == "error" ? "" : status + ": ") + outcome.message);
     } catch (const WriteError&) {
       progress.abandoned(running);
       throw;
@@ -313,7 +326,7 @@ SuiteTotals run_suite(const Suite& suite, const SuiteOptions& options) {
     }
     claim.finished();
     if (status == "diverged") ++diverged;
-    if (status == "error") ++failed;
+    if (failed_status(status)) ++failed;
     ++finished;
     progress.finished(running, status, last.name, last.value, last.direction);
     return true;

@@ -3,8 +3,10 @@
 // over the ranks), writes one file per run and the manifest. A run that diverges or throws is
 // stored with its status and the suite goes on. Each run is claimed first (run_claim.hpp), so
 // processes sharing a results directory never write the same run; a refused write (disk
-// full, read-only) stops the suite after the runs in progress.
+// full, read-only) stops the suite after the runs in progress. Runs of plug-in solvers and
+// problems run in a child process each (isolated_run.hpp): a crash or a hang costs that run.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct SuiteOptions {
   bool quiet = false;
   std::string command_line;
   EvaluationOverlap overlap = EvaluationOverlap::automatic;  //!< evaluations beside the rounds
+  //! Seconds of wall clock per run before it ends with status "timeout" (--run-timeout; unset:
+  //! the suite file's run_timeout, else none).
+  std::optional<double> run_timeout;
 };
 
 struct SuiteTotals {

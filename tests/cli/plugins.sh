@@ -163,6 +163,30 @@ if [ "$rc" != 1 ] || ! grep -q '^FAIL  client state: one per position gives the 
   fail "conform passes a solver whose scratch Client keeps state (exit $rc)"; sed 's/^/  | /' <<<"$out"
 fi
 
+# A plug-in that crashes costs its own runs only: a suite runs a plug-in's runs in a process of
+# their own, records each as "crashed" with how its process ended, and goes on; the built-in
+# solver's run has the bits it has in a suite without the crashing one.
+cp -r proj crashy && rm -rf crashy/build
+sed -i 's/    st.x = d.model;/    if (c.round() == 1) std::raise(SIGSEGV);\n    st.x = d.model;/' crashy/my_gda.cpp
+sed -i '0,/#include/s//#include <csignal>\n#include/' crashy/my_gda.cpp
+checks=$((checks + 1))
+configure crashy crashy/build "$prefix" >/dev/null || fail "building the crashing variant"
+checks=$((checks + 1))
+out=$("$fb" --plugin crashy/build/libmy_gda.so run mini.yaml --results crashed --jobs 2 2>&1) && rc=0 || rc=$?
+if [ "$rc" != 1 ] || [ "$(grep -c ': crashed: its process was killed by signal 11 (Segmentation fault) (after round 0)$' <<<"$out")" != 2 ] ||
+   ! grep -q '^suite mini: 3 runs: 3 finished now, .* 2 failed' <<<"$out"; then
+  fail "a segfaulting plug-in in a suite (exit $rc)"; sed 's/^/  | /' <<<"$out"
+fi
+expect_ok '^crashed$' "$python" -c "
+import h5py, glob
+print(*sorted({h5py.File(f, 'r').attrs['status'] for f in glob.glob('crashed/runs/*.h5')
+               if h5py.File(f, 'r').attrs['solver'] == 'my-gda'}))"
+builtin=$(cd res/runs && "$python" -c "
+import h5py, glob
+print(*[f for f in glob.glob('*.h5') if h5py.File(f, 'r').attrs['solver'] == 'local-gda'])")
+expect_ok '^max relative metric difference 0.000e\+00$' "$python" "$src/tests/python/compare_runs.py" \
+  "res/runs/$builtin" "crashed/runs/$builtin" --rtol 0
+
 # Built against another fedbench (the installed ABI header of an older version): refused.
 cp -r "$prefix" other
 sed -i 's/#define FEDBENCH_ABI_VERSION "[^"]*"/#define FEDBENCH_ABI_VERSION "0.0.9"/' \

@@ -134,6 +134,79 @@ if [ "$rc" != 143 ] || [ $(( $(date +%s) - start )) -gt 12 ] || [ -e "$scratch/h
   echo "FAIL: a hanging Python hook and SIGTERM: exit $rc after $(( $(date +%s) - start )) s (want 143 within 12 s)"
   cat "$scratch/hangs.err"; failures=$((failures + 1))
 fi
+# With a time limit, a hook that never returns ends the run alone: `run` stops 5 s after the
+# limit with one line and exit 124 (nothing published); a suite runs each plug-in run in a
+# process of its own and records a hang as "timeout", an exit or a segfault as "crashed" with
+# how the process ended, and its other runs have the bits they have without the bad ones.
+start=$(date +%s)
+"$fedbench" run --plugin "$scratch/hangs.py" "${problem[@]}" --solver py-hangs --rounds 5 --run-timeout 1 -q \
+  -o "$scratch/hangs.h5" 2>"$scratch/hangs.err" && rc=0 || rc=$?
+checks=$((checks + 1))
+if [ "$rc" != 124 ] || [ $(( $(date +%s) - start )) -gt 15 ] || [ -e "$scratch/hangs.h5" ] ||
+   ! grep -q "^fedbench: the run of py-hangs is still going 5 s after its limit of 1 s" "$scratch/hangs.err"; then
+  echo "FAIL: a hanging Python hook with --run-timeout 1: exit $rc after $(( $(date +%s) - start )) s (want 124)"
+  cat "$scratch/hangs.err"; failures=$((failures + 1))
+fi
+cat >"$scratch/bad.py" <<'PY'
+import ctypes, os, time
+class Misbehaves:
+    summary = "misbehaves in round 2"
+    def server_begin(self, server, down): down["model"] = server.model
+    def client_round(self, client, state, down, up):
+        if client.round == 2:
+            self.misbehave()
+        up["model"] = down["model"]
+    def server_end(self, server, uploads): server.model[:] = uploads[0]["model"] * 0.5
+class Hangs(Misbehaves):
+    name = "py-sleeps"
+    def misbehave(self): time.sleep(3600)
+class Exits(Misbehaves):
+    name = "py-exits"
+    def misbehave(self): os._exit(3)
+class Segfaults(Misbehaves):
+    name = "py-segfaults"
+    def misbehave(self): ctypes.string_at(0)
+class Fine(Misbehaves):
+    name = "py-fine"
+    def misbehave(self): pass
+fedbench_plugin = {"name": "bad", "version": "0", "solvers": [Hangs, Exits, Segfaults, Fine]}
+PY
+suite_with() {  # suite_with NAME SOLVER...: a suite file of those solvers, 2 seeds, 6 rounds
+  local name=$1; shift
+  printf 'name: %s\nseeds: [1, 2]\nrounds: 6\nrun_timeout: 2\nproblems:\n  - name: quadratic-game\n    params: {clients: 3, dim: 2}\nsolvers:\n' "$name"
+  for s in "$@"; do printf '  - name: %s\n' "$s"; done
+}
+suite_with bad gda py-fine py-sleeps py-exits py-segfaults >"$scratch/bad.yaml"
+suite_with good gda py-fine >"$scratch/good.yaml"
+start=$(date +%s)
+(cd "$scratch" && "$fedbench" run --plugin bad.py bad.yaml --jobs 2 >bad.out 2>&1) && rc=0 || rc=$?
+checks=$((checks + 1))
+if [ "$rc" != 1 ] || [ $(( $(date +%s) - start )) -gt 40 ] ||
+   ! grep -q '^suite bad: 10 runs: 10 finished now, 0 already done, 0 diverged, 6 failed' "$scratch/bad.out"; then
+  echo "FAIL: a suite with misbehaving Python solvers: exit $rc after $(( $(date +%s) - start )) s"
+  sed 's/^/  | /' "$scratch/bad.out"; failures=$((failures + 1))
+fi
+expect_ok '^py-exits crashed its process exited with code 3 before the run was written \(after round 2\) 2$
+^py-fine ok  2$
+^py-segfaults crashed its process was killed by signal 11 \(Segmentation fault\) \(after round 2\) 2$
+^py-sleeps timeout killed after [0-9]+ s: it ran past the limit of 2 s per run \(--run-timeout\) and did not stop within 5 s 2$' \
+  "$python" -c "
+import collections, glob, h5py
+seen = collections.Counter()
+for f in glob.glob('$scratch/results/bad/runs/*.h5'):
+    a = h5py.File(f, 'r').attrs
+    if a['solver'] != 'gda': seen[(a['solver'], a['status'], a['message'])] += 1
+for (solver, status, message), n in sorted(seen.items()): print(solver, status, message, n)"
+(cd "$scratch" && "$fedbench" run --plugin bad.py good.yaml -q)
+for f in "$scratch"/results/good/runs/*.h5; do
+  expect_ok '^max relative metric difference 0.000e\+00$' compare "$f" "$scratch/results/bad/runs/$(basename "$f")" --rtol 0
+done
+# A built-in solver checks the limit between rounds: status timeout, in the run's own process.
+"$fedbench" run "${problem[@]}" --solver gda --rounds 100000000 --eval-every 100000 --run-timeout 0.5 -q \
+  -o "$scratch/slow.h5" && rc=0 || rc=$?
+expect_ok '^timeout still running after' "$python" -c "
+import h5py; a = h5py.File('$scratch/slow.h5', 'r').attrs; print(a['status'], a['message'])"
+checks=$((checks + 1)); [ "$rc" = 1 ] || { echo "FAIL: a run past --run-timeout exits $rc (want 1)"; failures=$((failures + 1)); }
 echo 'x = 1 / 0' >"$scratch/broken.py"
 expect_fail 2 "fedbench: plug-in $scratch/broken.py: ZeroDivisionError: division by zero (broken.py:1)" \
   "$fedbench" list solvers --plugin "$scratch/broken.py"
