@@ -91,9 +91,10 @@ RunSummary finish_run(const Problem& problem, const Vec& model, std::vector<Orac
 }
 
 RunMonitor::RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
-                       EvaluationOverlap overlap, const SolverDiagnostics* diagnostics, RunClock clock)
+                       EvaluationOverlap overlap, const SolverDiagnostics* diagnostics,
+                       const SolverStates* states, RunClock clock)
     : problem_(problem), config_(config), sink_(sink), pool_(pool), overlap_(overlap), diagnostics_(diagnostics),
-      clock_(clock), names_(problem.metric_names()), metric_state_(problem.make_metric_state()) {
+      states_(states), clock_(clock), names_(problem.metric_names()), metric_state_(problem.make_metric_state()) {
   if (diagnostics_) names_.insert(names_.end(), diagnostics_->names.begin(), diagnostics_->names.end());
   const auto find = [&](const std::string& name) {
     return std::find(names_.begin(), names_.end(), name) - names_.begin();
@@ -194,6 +195,7 @@ bool RunMonitor::accept(TrajectoryRow& row, const Vec& model, double eval_second
   row.eval_time = eval_time_;
   sink_.row(row);
   sink_.iterate(row.round, model);
+  if (states_) sink_.states(row.round, *states_);
   last_recorded_ = row.round;
   if (reason != StopReason::max_rounds) return true;  // already stopping
 

@@ -65,9 +65,11 @@ struct RunClock {
 class RunMonitor {
  public:
   //! `diagnostics` (may be null; outlives the monitor): the solver's own metric columns.
+  //! `states` (may be null; outlives the monitor): the solver states handed to the sink at
+  //! every row, read when the row is accepted, so only with overlap `never`.
   RunMonitor(const Problem& problem, const RunConfig& config, TrajectorySink& sink, ThreadPool& pool,
              EvaluationOverlap overlap = EvaluationOverlap::never, const SolverDiagnostics* diagnostics = nullptr,
-             RunClock clock = {});
+             const SolverStates* states = nullptr, RunClock clock = {});
   //! Records a row now (nothing may be deferred); returns true if the run must stop (sets
   //! reason and message).
   bool record(std::int64_t round, const Vec& model, const OracleCounts& oracle,
@@ -105,6 +107,7 @@ class RunMonitor {
   ThreadPool& pool_;
   const EvaluationOverlap overlap_;
   const SolverDiagnostics* const diagnostics_;
+  const SolverStates* const states_;
   const RunClock clock_;
   std::vector<std::string> names_;
   std::size_t primary_ = 0;
@@ -141,8 +144,12 @@ RunSummary run_rounds(S& solver, const Problem& problem, const RunConfig& config
     const EvaluationThreads set_up_threads(&loop.pool());
     sink.begin(detail::make_header(problem, config, threads, meta));
   }
-  detail::RunMonitor monitor(problem, config, sink, loop.pool(), meta.overlap,
-                             meta.diagnostics.names.empty() ? nullptr : &meta.diagnostics, clock);
+  // A sink that reads the solver's states reads them as each row is accepted: the rows are then
+  // evaluated in step with the rounds (the same bits in every overlap mode).
+  const bool states = sink.wants_states();
+  detail::RunMonitor monitor(problem, config, sink, loop.pool(), states ? EvaluationOverlap::never : meta.overlap,
+                             meta.diagnostics.names.empty() ? nullptr : &meta.diagnostics,
+                             states ? &loop : nullptr, clock);
   double wall = 0;
   std::int64_t completed = 0;
   try {

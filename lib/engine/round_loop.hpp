@@ -19,12 +19,13 @@
 #include "engine/message.hpp"
 #include "engine/run_config.hpp"
 #include "engine/solver_contract.hpp"
+#include "engine/state_visitor.hpp"
 #include "engine/trajectory.hpp"
 
 namespace fedbench::detail {
 
 template <class S>
-class RoundLoop {
+class RoundLoop final : public SolverStates {
   using Up = typename S::Up;
 
  public:
@@ -50,7 +51,7 @@ class RoundLoop {
     counted_before_.reserve(per_round_);
   }
 
-  ~RoundLoop() {
+  ~RoundLoop() override {
     if (share_) share_->run_finished(pool_.threads() - started_with_);
   }
   RoundLoop(const RoundLoop&) = delete;
@@ -76,6 +77,22 @@ class RoundLoop {
   const CommCounts& comm() const { return comm_; }
   OracleLedger& ledger() { return ledger_; }
   ThreadPool& pool() { return pool_; }
+
+  //! The solver's lasting states (server_states, then client_states of every client whose state
+  //! is set up, in id order; none when client state is per-slot scratch), between rounds.
+  void visit_states(StateSink& out) const override {
+    OwnedStates owned(out);
+    if constexpr (contract::declares_server_states<S>) solver_.server_states(owned);
+    if constexpr (contract::declares_client_states<S>) {
+      if (state_per_slot_) return;
+      for (int id = 0; id < num_clients_; ++id) {
+        if constexpr (contract::declares_init_client<S>)
+          if (!ready_[id]) continue;  // not set up yet (lazy init_client): no state to show
+        owned.own(id);
+        solver_.client_states(states_[id], owned);
+      }
+    }
+  }
 
   //! Threads of the run that a round leaves idle (more threads than clients per round).
   int idle_threads() const { return std::max(0, pool_.threads() - static_cast<int>(per_round_)); }

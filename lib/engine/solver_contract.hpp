@@ -17,6 +17,7 @@
 #include "engine/message.hpp"
 #include "engine/run_config.hpp"
 #include "engine/solver_diagnostics.hpp"
+#include "engine/state_visitor.hpp"
 #include "problem/constant_names.hpp"
 #include "problem/problem.hpp"
 
@@ -121,6 +122,18 @@ concept diagnostics_ok = requires(const typename S::Params& p) {
 };
 
 template <class S>
+concept declares_server_states = requires { &S::server_states; };
+template <class S>
+concept server_states_ok = requires(const S& s, StateVisitor& v) { s.server_states(v); };
+
+template <class S>
+concept declares_client_states = requires { &S::client_states; };
+template <class S>
+concept client_states_ok = requires(const S& s, const typename S::Client& st, StateVisitor& v) {
+  s.client_states(st, v);
+};
+
+template <class S>
 concept declares_problem_kind = requires { S::kProblemKind; };
 template <class S>
 concept problem_kind_ok = std::same_as<std::remove_cv_t<decltype(S::kProblemKind)>, ProblemKind>;
@@ -176,7 +189,13 @@ constexpr bool check_solver_contract() {
     if constexpr (declares_init_client<S>)
       static_assert(init_client_ok<S>, "solver hook init_client: expected "
                                        "`void init_client(ClientCtx&, Client&)`");
+    if constexpr (declares_client_states<S>)
+      static_assert(client_states_ok<S>, "solver hook client_states: expected "
+                                         "`void client_states(const Client&, StateVisitor&) const`");
   }
+  if constexpr (declares_server_states<S>)
+    static_assert(server_states_ok<S>, "solver hook server_states: expected "
+                                       "`void server_states(StateVisitor&) const`");
   if constexpr (declares_init<S>)
     static_assert(init_ok<S>, "solver hook init: expected `void init(ServerCtx&)`");
   if constexpr (declares_phases<S>)
@@ -197,6 +216,8 @@ constexpr bool check_solver_contract() {
                                         "`static constexpr bool kScratchClient = true;`");
     static_assert(!declares_init_client<S>, "solver: kScratchClient says the Client struct lives one "
                                             "turn, but init_client sets up state that must last");
+    static_assert(!declares_client_states<S>, "solver: kScratchClient says the Client struct lives one "
+                                              "turn, but client_states shows state that lasts");
   }
   return FederatedSolver<S>;
 }

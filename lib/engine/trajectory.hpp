@@ -11,6 +11,7 @@
 
 #include "engine/provenance.hpp"
 #include "engine/solver_diagnostics.hpp"
+#include "engine/state_visitor.hpp"
 #include "problem/metric_names.hpp"
 #include "problem/minimax_problem.hpp"
 #include "problem/oracle_counts.hpp"
@@ -156,6 +157,12 @@ class TrajectorySink {
   //! The server's iterate z = (x, y) at a recorded row, just after row(): only sinks that
   //! trace iterates (reference transcriptions compare them round by round) look at it.
   virtual void iterate(std::int64_t /*round*/, const Vec& /*model*/) {}
+  //! Whether this sink reads the solver's lasting states (control variates, trackers, ...):
+  //! the engine visits them only when some sink does.
+  virtual bool wants_states() const { return false; }
+  //! The solver's states at a recorded row, just after iterate(): `states.visit_states(...)`
+  //! reads them then (a sink that wants them).
+  virtual void states(std::int64_t /*round*/, const SolverStates& /*states*/) {}
 };
 
 //! Keeps everything in memory (tests, benchmarks, the CLI's final summary).
@@ -183,6 +190,15 @@ class TeeSink : public TrajectorySink {
   void row(const TrajectoryRow& r) override { for (auto* s : sinks_) s->row(r); }
   void end(const RunSummary& s) override { for (auto* k : sinks_) k->end(s); }
   void iterate(std::int64_t round, const Vec& z) override { for (auto* k : sinks_) k->iterate(round, z); }
+  bool wants_states() const override {
+    for (auto* k : sinks_)
+      if (k->wants_states()) return true;
+    return false;
+  }
+  void states(std::int64_t round, const SolverStates& states) override {
+    for (auto* k : sinks_)
+      if (k->wants_states()) k->states(round, states);
+  }
 
  private:
   std::vector<TrajectorySink*> sinks_;

@@ -36,11 +36,24 @@ IterateTrace::~IterateTrace() {
 void IterateTrace::begin(const RunHeader& header) {
   std::fprintf(file_, "# round, then z = (x, y): dim_x %lld, dim %lld\n",
                static_cast<long long>(header.dim_x), static_cast<long long>(header.dim));
+  std::fputs("# state round name values (server) | state round c/name client values (a client)\n", file_);
 }
 
 void IterateTrace::iterate(std::int64_t round, const Vec& model) {
   std::fprintf(file_, "%lld", static_cast<long long>(round));
   for (Index k = 0; k < model.size(); ++k) std::fprintf(file_, " %.17g", model[k]);
+  std::fputc('\n', file_);
+}
+
+void IterateTrace::states(std::int64_t round, const SolverStates& states) {
+  round_ = round;
+  states.visit_states(*this);
+}
+
+void IterateTrace::state(std::string_view name, int client, std::span<const double> value) {
+  std::fprintf(file_, "state %lld %.*s", static_cast<long long>(round_), static_cast<int>(name.size()), name.data());
+  if (client != kServer) std::fprintf(file_, " %d", client);
+  for (const double v : value) std::fprintf(file_, " %.17g", v);
   std::fputc('\n', file_);
 }
 

@@ -23,6 +23,8 @@ struct GoodSolver : ModelAveraging {
   void init_client(ClientCtx&, Client&) {}
   int phases() const { return 1; }
   bool same_clients_every_phase() const { return false; }
+  void server_states(StateVisitor&) const {}
+  void client_states(const Client& st, StateVisitor& v) const { v.visit("z", st.z); }
   void client_round(ClientCtx&, Client& st, const Down& d, Up& up) const {
     st.z = d.model;
     up.model = st.z;

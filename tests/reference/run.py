@@ -1,8 +1,14 @@
 #!/usr/bin/python3
 """Runs reference transcriptions against fedbench: run.py --fedbench BIN MODULE.py [...]
 
-Prints one line per case (solver, largest relative difference over the rounds, the reading
-it takes where it documents one) and exits 1 when any case's iterates differ.
+Prints one line per case (solver, largest relative difference of the iterates over the rounds,
+the reading it takes where it documents one) and under it the solver states the case compares
+and those it does not (with the module's reason); exits 1 when any case's iterates or states
+differ, or when a state is traced by one side only (refcase.py).
+
+A module may define, beside CASES:
+  not_compared = {STATE: REASON}          states fedbench traces that the module does not compare
+  state_tolerances = {STATE: (TOL, REASON)}  a state's own tolerance (default 1e-12 relative)
 """
 import argparse
 import importlib.util
@@ -23,16 +29,33 @@ def load(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--fedbench", required=True)
+    parser.add_argument("--iterates-only", action="store_true",
+                        help="compare the server iterates alone, not the states (to see how much "
+                             "later a state's bug shows in the iterates)")
     parser.add_argument("modules", nargs="+")
     args = parser.parse_args()
     failed = passed = 0
     for path in args.modules:
-        for case in load(path).CASES:
+        module = load(path)
+        not_compared = getattr(module, "not_compared", {})
+        tolerances = getattr(module, "state_tolerances", {})
+        for name, entry in tolerances.items():
+            if not (isinstance(entry, tuple) and len(entry) == 2 and entry[1]):
+                print(f"FAIL {path}: state_tolerances[{name!r}] must be (tolerance, reason)")
+                return 1
+        for case in module.CASES:
             try:
-                err = refcase.run_case(args.fedbench, case)
+                out = refcase.run_case(args.fedbench, case, not_compared=not_compared,
+                                       tolerances=tolerances, iterates_only=args.iterates_only)
                 passed += 1
-                print(f"ok   {case.solver:24s} {case.problem:20s} max rel diff {err.max():.2e}"
+                print(f"ok   {case.solver:24s} {case.problem:20s} max rel diff {out.worst.max():.2e}"
                       + (f"  ({case.note})" if case.note else ""))
+                if args.iterates_only:
+                    continue
+                none = "none" if out.not_compared else "none traced"
+                print(f"       states compared: {', '.join(out.compared) or none}")
+                for name, why in sorted(out.not_compared.items()):
+                    print(f"       not compared: {name} ({why})")
             except AssertionError as e:
                 failed += 1
                 print(f"FAIL {e}")

@@ -114,6 +114,21 @@ struct AdaFBiO {
     HypergradientTrackers trackers;
   };
 
+  //! Huang, arXiv 2211.01122, Alg. 1: the last synchronisation's averages (xbar, ybar), vbar,
+  //! wbar (line 5) and adaptive matrices (line 6); each client's local iterate (x^m, y^m) and
+  //! STORM trackers v^m, w^m (eqs. (8)-(9)) as uploaded.
+  void server_states(StateVisitor& v) const {
+    v.visit("average_z_bar", anchor_);
+    v.visit("average_v_bar", v_bar_);
+    v.visit("average_w_bar", w_bar_);
+    matrix_.states(v);
+  }
+  void client_states(const Client& st, StateVisitor& v) const {
+    v.visit("local_z", st.z);
+    v.visit("tracker_v", st.trackers.v);
+    v.visit("tracker_w", st.trackers.w);
+  }
+
   double eta(std::int64_t t, int clients) const {
     const double scale = p.eta_client_scaling ? std::cbrt(static_cast<double>(clients)) : 1.0;
     return std::min(1.0, p.eta_k * scale / std::cbrt(p.eta_offset + static_cast<double>(t)));

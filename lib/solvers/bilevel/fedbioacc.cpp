@@ -58,6 +58,14 @@ struct FedBiOAcc : StateAveraging {
     Vec gy_old, gy_new, nu_old, nu_new, chi_old, chi_new, tmp_y, jv;
   };
 
+  //! u, the Hessian-inverse-vector variable, and the STORM trackers omega (y), nu (u), chi (x)
+  //! of Li, Huang, Huang, NeurIPS 2023, as reconstructed above; put_state's order.
+  static constexpr std::array<std::string_view, 4> kStates{"aux_u", "tracker_omega", "tracker_nu", "tracker_chi"};
+  void server_states(StateVisitor& v) const { visit_averages(v, kStates); }
+  void client_states(const Client& st, StateVisitor& v) const {
+    visit_state(v, kStates, {&st.u, &st.omega, &st.nu, &st.chi});
+  }
+
   void project(Vec& u) const {
     if (p.u_radius <= 0) return;
     const double n = u.norm();

@@ -68,6 +68,9 @@ struct FedMbo {
     st.hg = NeumannHypergradient({p.neumann_terms, p.theta, p.neumann == NeumannSum::randomized, p.batch_size, p.batch_size});
   }
 
+  //! The last round's hypergradient, mean_i h_i (exchange 2 writes mean_ last).
+  void server_states(StateVisitor& v) const { v.visit("hypergradient_h", mean_); }
+
   void server_begin(ServerCtx& s, Down& d) const {
     if (s.phase() == 0) d.payload = s.model();
     else d.payload = s.model().tail(s.dim_y());

@@ -114,6 +114,20 @@ struct FedNest {
   //! client's rows (its loaders run over the whole local data), the paper's minibatches.
   int series_batch() const { return released_code() ? 0 : p.batch_size; }
 
+  //! FedIHGP's series (Tarzanagh et al., ICML 2022, Alg. 3): the global one's sum_j p_j (v is
+  //! theta times it), or the released code's last p (its v); none for LFedNest.
+  void server_states(StateVisitor& v) const {
+    if (p.light) return;
+    if (released_code()) v.visit("neumann_p", code_p_);
+    else v.visit("neumann_sum_p", neumann_sum_);
+  }
+  //! The frozen second-order term of h_i (Alg. 4; LFedNest: of the client's own series, the
+  //! last one computed), and the released code's counter.
+  void client_states(const Client& st, StateVisitor& v) const {
+    v.visit("hypergradient_correction", st.correction);
+    if (released_code()) v.visit("neumann_counter", st.counter);
+  }
+
   void init_client(ClientCtx&, Client& st) const {
     st.hg = NeumannHypergradient({p.neumann_terms, p.theta, false, p.batch_size, p.batch_size});
   }

@@ -69,6 +69,16 @@ struct FedSvrbgdFo : StateAveraging {
     Vec g_old, gz_old, g_new, gz_new, gx_tmp, gy_tmp;
   };
 
+  //! z, the lower-level copy of the penalty minimax (Zhang et al., IJCAI 2025, eq. (3)), and
+  //! the compact STORM estimators m = (m_x, m_y), m_z of its penalty gradients (eq. (5)
+  //! composed: m_x = u_1 + lambda (u_2 - u_3), m_y = v_1 + lambda v_2, m_z = lambda w_1).
+  static constexpr std::array<std::string_view, 3> kStates{"lower_copy_z", "storm_m_xy", "storm_m_z"};
+  void server_states(StateVisitor& v) const { visit_averages(v, kStates); }
+  void client_states(const Client& st, StateVisitor& v) const {
+    const Vec z = st.v.tail(st.mz.size());  // z_0 = y_0 before the first round
+    visit_state(v, kStates, {&z, &st.m, &st.mz});
+  }
+
   double storm_weight() const {
     return p.momentum_mode == Params::MomentumMode::a_direct ? p.momentum : p.momentum * p.eta * p.eta;
   }

@@ -60,6 +60,14 @@ struct LocalBsgvrm : StateAveraging {
     HypergradientTrackers trackers;  // u = trackers.w, v = trackers.v
   };
 
+  //! The STORM trackers u (local Neumann hypergradient) and v (lower gradient) of Gao, arXiv
+  //! 2204.13299, as reconstructed above; put_state's order.
+  static constexpr std::array<std::string_view, 2> kStates{"tracker_u", "tracker_v"};
+  void server_states(StateVisitor& v) const { visit_averages(v, kStates); }
+  void client_states(const Client& st, StateVisitor& v) const {
+    visit_state(v, kStates, {&st.trackers.w, &st.trackers.v});
+  }
+
   void init_client(ClientCtx& c, Client& st) const {
     st.z = c.initial_point();
     st.trackers.init(c, st.z, {p.neumann_terms, p.theta, p.neumann == NeumannSum::randomized, p.batch_size, p.batch_size},

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/types.hpp"
+#include "engine/state_visitor.hpp"
 
 namespace fedbench::solvers {
 
@@ -53,6 +54,16 @@ class AdaptiveMatrix {
     if (rule_ == MatrixRule::amsgrad) a_hat_ = a_hat_.cwiseMax(a_);
     w_prev_ = w_bar;
     v_prev_ = v_bar;
+  }
+
+  //! For traces: a_t (and AMSGrad's ahat_t) and b_t of Algorithm 1 line 6, from the first
+  //! update on; none for the identity rule. The AdaBelief references are the last averages,
+  //! which the solver shows itself.
+  void states(StateVisitor& v) const {
+    if (identity() || a_.size() == 0) return;
+    v.visit("matrix_a", a_);
+    if (rule_ == MatrixRule::amsgrad) v.visit("matrix_a_hat", a_hat_);
+    v.visit("matrix_b", b_);
   }
 
   //! diag(A_t) (call after update; ones for the identity rule).

@@ -6,12 +6,15 @@
 // first minibatch and are not averaged before the first round ends (Y. Zhang et al., IJCAI
 // 2025, Algorithm 1 step 9: averaging only when mod(t+1, p) = 0, so none at t = 0).
 #pragma once
+#include <array>
 #include <initializer_list>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "engine/context.hpp"
+#include "engine/state_visitor.hpp"
 
 namespace fedbench::solvers {
 
@@ -39,6 +42,19 @@ struct StateAveraging {
     up.state.resize(from.size());
     std::size_t k = 0;
     for (const Vec* v : from) up.state[k++] = *v;
+  }
+
+  //! For traces: the state vectors under their names (in put_state's order), a client's or the
+  //! server's averages (none before the first round ends).
+  template <std::size_t N>
+  static void visit_state(StateVisitor& v, const std::array<std::string_view, N>& names,
+                          std::initializer_list<const Vec*> from) {
+    std::size_t k = 0;
+    for (const Vec* state : from) v.visit(names[k++], *state);
+  }
+  template <std::size_t N>
+  void visit_averages(StateVisitor& v, const std::array<std::string_view, N>& names) const {
+    for (std::size_t k = 0; k < state_.size() && k < N; ++k) v.visit(names[k], state_[k]);
   }
 
   void server_begin(ServerCtx& s, Down& d) const {

@@ -70,6 +70,13 @@ struct CatalystScaffold {
   bool same_clients_every_phase() const { return true; }
   int phases() const { return 2; }
 
+  //! The phase-A gradient estimate g and the stage's anchor z_ref (Hou et al., arXiv
+  //! 2102.06333, SCAFFOLD-S inside the Catalyst stage).
+  void server_states(StateVisitor& v) const {
+    v.visit("gradient_estimate_g", server_.estimate());
+    v.visit("prox_center_z_ref", reference_);
+  }
+
   void server_begin(ServerCtx& s, Down& d) {
     if (s.phase() == 0 && next_round_ == round_steps_.size()) start_stage(s);
     const bool update = s.phase() == 1;

@@ -101,6 +101,14 @@ struct CdMage {
   int phases() const { return p.estimator == Params::Estimator::none ? 1 : 2; }
   bool update_phase(int phase) const { return p.estimator == Params::Estimator::none || phase == 1; }
 
+  //! w_t = (u_t, -v_t), the global estimator of eqs. (2)-(3) of Xie et al., arXiv 2105.14216
+  //! (after the last phase A with responders), and CD-MAGE+'s z_{t-1} of eq. (3).
+  void server_states(StateVisitor& v) const {
+    if (p.estimator == Params::Estimator::none) return;
+    v.visit("estimate_w", server_.estimate());
+    if (p.estimator == Params::Estimator::storm) v.visit("previous_point_z", previous_);
+  }
+
   double schedule(double c, std::int64_t t) const {
     return c / std::pow(static_cast<double>(t + 1), p.rho);
   }

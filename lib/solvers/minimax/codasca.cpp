@@ -68,6 +68,16 @@ struct Codasca {
   }
   void init_client(ClientCtx& c, Client& st) const { st.c = Vec::Zero(c.dim()); }
 
+  //! Yuan et al., ICML 2021: the stage's proximal centre x_ref and the SCAFFOLD variates c and
+  //! c_i, in operator form (the y block carries -grad_y).
+  void server_states(StateVisitor& v) const {
+    v.visit("prox_center_x_ref", reference_);
+    if (p.control_variates) v.visit("control_variate_c", variate_);
+  }
+  void client_states(const Client& st, StateVisitor& v) const {
+    if (p.control_variates) v.visit("control_variate_c_i", st.c);
+  }
+
   void server_begin(ServerCtx& s, Down& d) {
     if (s.round() % stage_rounds() == 0) reference_ = s.model().head(s.dim_x());
     d.model = s.model();

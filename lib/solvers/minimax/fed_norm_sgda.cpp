@@ -63,6 +63,8 @@ struct FedNormSgda {
     d.model = s.model();
     if (p.snapshot_period > 0) d.snapshot = snapshot_;
   }
+  //! x~, the snapshot of the "+" variants (Deng & Mahdavi, AISTATS 2021, Alg. 2); none when S = 0.
+  void server_states(StateVisitor& v) const { v.visit("snapshot_x_tilde", snapshot_); }
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
     const Index dx = c.dim_x(), dy = c.dim() - dx;

@@ -69,6 +69,14 @@ struct FedGdaGt {
   int phases() const { return 2; }
   bool same_clients_every_phase() const { return true; }
 
+  //! The gradient-tracking terms of Sun & Wei, NeurIPS 2022, Alg. 1: F(x-bar) on the server,
+  //! and on each client the round's x-bar with f_i(x-bar) (from its last round).
+  void server_states(StateVisitor& v) const { v.visit("tracking_mean_F", op_mean_); }
+  void client_states(const Client& st, StateVisitor& v) const {
+    v.visit("anchor_x_bar", st.x_bar);
+    v.visit("tracking_f_i", st.f_at_bar);
+  }
+
   void server_begin(ServerCtx& s, Down& d) const {
     d.payload = s.phase() == 0 ? s.model() : op_mean_;
   }

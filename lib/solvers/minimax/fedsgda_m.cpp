@@ -54,6 +54,10 @@ struct FedSgdaM {
   void init_client(ClientCtx& c, Client& st) const {
     c.oracle().op(c.initial_point(), st.w, p.initial_batch);
   }
+  //! The STORM estimators w = (u, -v) (Cutkosky & Orabona, NeurIPS 2019, Alg. 1's d_t): the
+  //! server's average, sent from round 1 on, and each client's own after its local steps.
+  void server_states(StateVisitor& v) const { v.visit("estimator_w_bar", estimator_); }
+  void client_states(const Client& st, StateVisitor& v) const { v.visit("estimator_w", st.w); }
 
   void server_begin(ServerCtx& s, Down& d) const {
     d.model = s.model();

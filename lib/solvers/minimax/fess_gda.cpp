@@ -54,6 +54,8 @@ struct FessGda : ModelAveraging {
   static constexpr bool kScratchClient = true;  // every field is rewritten each turn
 
   void init(ServerCtx& s) { anchor_ = s.model().head(s.dim_x()); }
+  //! z_t, the smoothing anchor (Shen et al., AISTATS 2024, Alg. 1 line 15).
+  void server_states(StateVisitor& v) const { v.visit("anchor_z", anchor_); }
 
   void client_round(ClientCtx& c, Client& st, const Down& d, Up& up) const {
     const Index dx = c.dim_x();

@@ -20,8 +20,9 @@
 // F_i (h rescales by s), while p = sqrt(gamma mu) keeps the unscaled gamma.
 //
 // An estimator policy E provides: Params (with step_size and comm_prob), declare, resolve,
-// State (per-client extra state), init(ClientCtx&, State&, const Params&) and
-// estimate(ClientCtx&, State&, const Params&, const Vec& x, Vec& g, iteration).
+// State (per-client extra state), init(ClientCtx&, State&, const Params&),
+// estimate(ClientCtx&, State&, const Params&, const Vec& x, Vec& g, iteration) and
+// states(const State&, StateVisitor&) (the lasting part of State, for traces).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -74,6 +75,15 @@ struct ProxSkipFl {
     st.h = Vec::Zero(c.dim());
     st.x_hat = Vec::Zero(c.dim());
     E::init(c, st.estimator, p);
+  }
+
+  //! Zhang et al., ICLR 2024, Alg. 2: h_i as stored between rounds, i.e. before the last
+  //! communication's line-11 update (applied when the next round's x-bar arrives), and the
+  //! x-hat of that update; then the estimator's own state.
+  void client_states(const Client& st, StateVisitor& v) const {
+    v.visit("control_variate_h", st.h);
+    v.visit("local_x_hat", st.x_hat);
+    E::states(st.estimator, v);
   }
 
   void server_begin(ServerCtx& s, Down& d) const {

@@ -50,6 +50,11 @@ struct LsvrgEstimator {
     st.w = c.initial_point();
     c.oracle().op(st.w, st.f_w, 0);
   }
+  //! w_i and f_i(w_i) of Alg. 4 line 5.
+  static void states(const State& st, StateVisitor& v) {
+    v.visit("reference_point_w", st.w);
+    v.visit("operator_at_reference_f_w", st.f_w);
+  }
   static void estimate(ClientCtx& c, State& st, const Params& p, const Vec& x, Vec& g,
                        std::int64_t iteration) {
     const auto j = c.oracle().draw(p.batch_size);

@@ -37,6 +37,7 @@ struct PlainEstimator {
 
   struct State {};
   static void init(ClientCtx&, State&, const Params&) {}
+  static void states(const State&, StateVisitor&) {}
   static void estimate(ClientCtx& c, State&, const Params& p, const Vec& x, Vec& g,
                        std::int64_t) {
     c.oracle().op(x, g, p.batch_size);

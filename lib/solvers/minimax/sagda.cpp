@@ -60,6 +60,13 @@ struct Sagda {
 
   int phases() const { return 2; }
 
+  //! v_t, the mean of the round's c_i, and each client's c_i (of its last draw, under iid:M its
+  //! last run's): the control variates of Yang et al., NeurIPS 2022, Alg. 1 as reconstructed.
+  void server_states(StateVisitor& v) const { v.visit("control_mean_v", server_.estimate()); }
+  void client_states(const Client& st, StateVisitor& v) const {
+    if (st.draws > 0) v.visit("control_variate_c", st.c[st.draws - 1]);
+  }
+
   void server_begin(ServerCtx& s, Down& d) const {
     server_.broadcast(s, s.phase() == 1, d.model, d.correction);
   }

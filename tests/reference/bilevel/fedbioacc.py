@@ -33,7 +33,7 @@ them, so this module is not independent of fedbench's reading.
 import numpy as np
 
 from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
 
@@ -68,6 +68,9 @@ def fedbioacc(eta, a, p, radius=0.0, cx=1.0, cy=1.0, cu=1.0, batch=0, initial_ba
         server = None
         x_avg, y_avg = prob.x0.copy(), prob.y0.copy()
         out = [np.concatenate([x_avg, y_avg])]
+        states = States()
+        names = ("aux_u", "tracker_omega", "tracker_nu", "tracker_chi")
+        states.averaged(0, names, server, state)
         for rnd in range(rounds):
             picked = (dropout_responders(SEED, participation, N, rnd, 0) if participation.startswith('dropout')
                       else sampled_clients(SEED, participation, N, rnd, 0))
@@ -93,7 +96,8 @@ def fedbioacc(eta, a, p, radius=0.0, cx=1.0, cy=1.0, cu=1.0, batch=0, initial_ba
                 avg = [sum((w[q] for w in ups[1:]), ups[0][q].copy()) / len(ups) for q in range(6)]
                 x_avg, y_avg, server = avg[0], avg[1], avg[2:]
             out.append(np.concatenate([x_avg, y_avg]))
-        return np.array(out)
+            states.averaged(rnd + 1, names, server, state)
+        return np.array(out), states
     return reference
 
 

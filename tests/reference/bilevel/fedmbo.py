@@ -28,7 +28,7 @@ zeta_0..zeta_{Q-1} then k) is fedbench's plumbing.
 import numpy as np
 
 from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, BilevelDraws, dropout_responders, Stream, sampled_clients
 
 
@@ -47,12 +47,16 @@ def fedmbo(gamma_x, gamma_y, p, theta_, Q_, randomized=False, batch=0, participa
         x = prob.x0.copy()
         y = prob.y0.copy()
         out = [np.concatenate([x, y])]
+        states = States()
+        h = None  # the last round's hypergradient mean_i h_i
         for rnd in range(rounds):
             picked = (dropout_responders(SEED, participation, N, rnd, 0) if participation.startswith('dropout')
                       else sampled_clients(SEED, participation, N, rnd, 0))
             S = [(i, picked[:j].count(i)) for j, i in enumerate(picked)]
             if not S:
                 out.append(np.concatenate([x, y]))
+                if h is not None:
+                    states.server(rnd + 1, "hypergradient_h", h)
                 continue
             ys = []
             for i, occ in S:
@@ -80,9 +84,11 @@ def fedmbo(gamma_x, gamma_y, p, theta_, Q_, randomized=False, batch=0, participa
                         total = total + r
                     u = theta * total
                 hs.append(prob.fx(i, x, y, xi) - prob.jvp(i, x, y, u, zetas[0]))
-            x = x - gamma_x * mean(hs)
+            h = mean(hs)
+            x = x - gamma_x * h
             out.append(np.concatenate([x, y]))
-        return np.array(out)
+            states.server(rnd + 1, "hypergradient_h", h)
+        return np.array(out), states
     return reference
 
 

@@ -45,7 +45,7 @@ set S (drawn at the round's first exchange) in every exchange of a round.
 import numpy as np
 
 from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
 
@@ -98,12 +98,25 @@ def fednest(gamma_in, gamma_out, tau, T_in, theta_, Q_, light, batch=0, inner_ba
             # the released code's lfed_out passes its hvp_iter sum to hyper_grad without hlr
             return prob.jvp(i, xk, yk, total if code_local_scale else theta * total, zetas[0])
 
+        states = States()
+        series_state = None               # (name, value): the server's last FedIHGP series
+        corrections, counters_of = {}, {}  # every client's last correction and counter
+
+        def record(row):
+            if series_state is not None:
+                states.server(row, *series_state)
+            for c, value in sorted(corrections.items()):
+                states.client(row, "hypergradient_correction", c, value)
+            for c, value in sorted(counters_of.items()):
+                states.client(row, "neumann_counter", c, value)
+
         for k in range(rounds):
             picked = (dropout_responders(SEED, participation, N, k, 0) if participation.startswith('dropout')
                       else sampled_clients(SEED, participation, N, k, 0))
             S = [(c, picked[:j].count(c)) for j, c in enumerate(picked)]
             if not S:
                 out.append(np.concatenate([x, y]))
+                record(k + 1)
                 continue
             phase = 0
             # FedInn
@@ -135,8 +148,10 @@ def fednest(gamma_in, gamma_out, tau, T_in, theta_, Q_, light, batch=0, inner_ba
                             corr = local_series(i, k, d, xi_, y)
                         xi_ = xi_ - gamma_out * (prob.fx(i, xi_, y, d.next("upper", batch)) - corr)
                     xs.append(xi_)
+                    corrections[i[0]] = corr  # the last local series computed
                 x = mean(xs)
                 out.append(np.concatenate([x, y]))
+                record(k + 1)
                 continue
             # FedIHGP
             sb = 0 if series == "released-code" else batch
@@ -149,6 +164,7 @@ def fednest(gamma_in, gamma_out, tau, T_in, theta_, Q_, light, batch=0, inner_ba
                     total = total + p
                     phase += 1
                 v = theta * total
+                series_state = ("neumann_sum_p", total)
             else:
                 counters, p_locals = {i: p.copy() for i in S}, []
                 for _ in range(Q - 1):
@@ -158,11 +174,14 @@ def fednest(gamma_in, gamma_out, tau, T_in, theta_, Q_, light, batch=0, inner_ba
                     p = mean(p_locals)
                     phase += 1
                 v = p
+                series_state = ("neumann_p", p)
+                counters_of.update({i[0]: value for i, value in counters.items()})
             # FedOut: anchor h = mean h_i(x_k), then SVRG steps with the indirect term frozen
             hs = []
             for i in S:
                 d = draws(i, k, phase)
                 corr = prob.jvp(i, x, y, v, d.next("lower", sb))
+                corrections[i[0]] = corr
                 hs.append(prob.fx(i, x, y, d.next("upper", sb)) - corr)
             h = mean(hs)
             phase += 1
@@ -176,7 +195,8 @@ def fednest(gamma_in, gamma_out, tau, T_in, theta_, Q_, light, batch=0, inner_ba
                 xs.append(xi_)
             x = mean(xs)
             out.append(np.concatenate([x, y]))
-        return np.array(out)
+            record(k + 1)
+        return np.array(out), states
     return reference
 
 

@@ -29,7 +29,7 @@ Readings shared with fedbench (its documented choices where the experiments are 
 import numpy as np
 
 from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, BilevelDraws, dropout_responders, sampled_clients
 
 
@@ -57,6 +57,20 @@ def fedsvrbgd_fo(eta, alpha_x, alpha_y, alpha_z, lam, a, p, batch=0, initial_bat
         server = None  # the averages of the last round (x, y, z, estimators)
         model = np.concatenate([prob.x0, prob.y0])
         out = [model.copy()]
+        states = States()
+
+        names = ("lower_copy_z", "storm_m_xy", "storm_m_z")
+
+        def compact(z, est):
+            """fedbench's states: z and the composed estimators m = (m_x, m_y), m_z."""
+            u1, u2, u3, v1, v2, w1 = est
+            return z, np.concatenate([u1 + lam * (u2 - u3), v1 + lam * v2]), lam * w1
+
+        def record(row):
+            states.averaged(row, names, server and compact(*server),
+                            [compact(z, est) for _, _, z, est in state])
+
+        record(0)
         for r in range(rounds):
             picked = (dropout_responders(SEED, participation, N, r, 0) if participation.startswith('dropout')
                       else sampled_clients(SEED, participation, N, r, 0))
@@ -92,7 +106,8 @@ def fedsvrbgd_fo(eta, alpha_x, alpha_y, alpha_z, lam, a, p, batch=0, initial_bat
                 server = (avg([u[2] for u in uploads]),
                           [avg([u[3][q] for u in uploads]) for q in range(6)])
             out.append(model.copy())
-        return np.array(out)
+            record(r + 1)
+        return np.array(out), states
     return reference
 
 

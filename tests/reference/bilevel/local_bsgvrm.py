@@ -32,7 +32,7 @@ fedbench's plumbing.
 import numpy as np
 
 from bilevel_common import HYPER, QUAD, QUAD_Y0, on_rows_that_differ, problem, theory_neumann
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, BilevelDraws, dropout_responders, Stream, sampled_clients
 
 
@@ -77,6 +77,9 @@ def local_bsgvrm(eta, alpha, beta, a, p, theta_, K_, randomized=False, batch=0, 
         server = None
         x_avg, y_avg = prob.x0.copy(), prob.y0.copy()
         out = [np.concatenate([x_avg, y_avg])]
+        states = States()
+        names = ("tracker_u", "tracker_v")
+        states.averaged(0, names, server, state)
         for rnd in range(rounds):
             picked = (dropout_responders(SEED, participation, N, rnd, 0) if participation.startswith('dropout')
                       else sampled_clients(SEED, participation, N, rnd, 0))
@@ -99,7 +102,8 @@ def local_bsgvrm(eta, alpha, beta, a, p, theta_, K_, randomized=False, batch=0, 
                 avg = [sum((w[q] for w in ups[1:]), ups[0][q].copy()) / len(ups) for q in range(4)]
                 x_avg, y_avg, server = avg[0], avg[1], (avg[2], avg[3])
             out.append(np.concatenate([x_avg, y_avg]))
-        return np.array(out)
+            states.averaged(rnd + 1, names, server, state)
+        return np.array(out), states
     return reference
 
 

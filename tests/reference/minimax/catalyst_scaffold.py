@@ -42,7 +42,7 @@ import numpy as np
 import streams
 from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game,
                    solver_params as params)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, Reshuffler
 
 
@@ -68,10 +68,19 @@ def catalyst_scaffold_s(round_lengths, local_steps, batch_size, stage_iterations
         n, dx, samples, z = read_game(inst)
         out = [z.copy()]
         pending = []
+        states = States()
+        g_x = None
+
+        def record(r):
+            if g_x is not None:  # after the first phase A; fedbench's g in operator form
+                states.server(r, "gradient_estimate_g", np.concatenate([g_x, -g_y]))
+                states.server(r, "prox_center_z_ref", z_ref)
+
         for t in range(rounds):
             S_t = streams.participants(SEED, participation, n, t, 0)
             if not S_t:  # nobody sampled: the round changes nothing, the schedule included
                 out.append(z.copy())
+                record(t + 1)
                 continue
             if not pending:  # a new proximal stage
                 z_ref = z.copy()
@@ -94,7 +103,8 @@ def catalyst_scaffold_s(round_lengths, local_steps, batch_size, stage_iterations
                 finals.append(np.concatenate([x, y]))
             z = z + global_ratio * (np.mean(finals, axis=0) - z)
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 

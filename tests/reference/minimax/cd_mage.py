@@ -29,7 +29,7 @@ import numpy as np
 import streams
 from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, max_client_norm,
                    read_game, solver_params as params, strong_monotonicity)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, Reshuffler
 
 
@@ -59,6 +59,15 @@ def cd_mage(estimator, local_steps, batch_size, c_eta, c_gamma, c_alpha=1.0, rho
         z_prev = z.copy()
         u = v = None
         out = [z.copy()]
+        states = States()
+
+        def record(r):
+            if u is None:  # no phase A with responders yet (or CD-MA): no estimate
+                return
+            states.server(r, "estimate_w", np.concatenate([u, -v]))  # fedbench's (u_t, -v_t)
+            if estimator == "storm":
+                states.server(r, "previous_point_z", z_prev)
+
         for t in range(rounds):
             eta = c_eta / (t + 1) ** rho
             gamma = c_gamma / (t + 1) ** rho
@@ -71,6 +80,7 @@ def cd_mage(estimator, local_steps, batch_size, c_eta, c_gamma, c_alpha=1.0, rho
                 S1 = [i for i, _ in streams.participants(SEED, participation, n, t, 0)]
                 if not S1:  # nobody responded: the estimator keeps its value, nothing moves
                     out.append(z.copy())
+                    record(t + 1)
                     continue
                 gz = [client_grads(inst, i, None, z, dx) for i in S1]
                 if estimator == "gradient" or u is None:  # eq. (2); u_0, v_0 of eq. (3)
@@ -102,7 +112,8 @@ def cd_mage(estimator, local_steps, batch_size, c_eta, c_gamma, c_alpha=1.0, rho
             if finals:
                 z = np.mean(finals, axis=0)  # Alg. 1 line 8
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 

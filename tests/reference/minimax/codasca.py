@@ -41,7 +41,7 @@ import numpy as np
 import streams
 from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game,
                    solver_params as params)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, Reshuffler
 
 
@@ -56,14 +56,31 @@ def codasca(local_steps, batch_size, stage_iterations, eta_l, eta_g=1.0, theta=0
         c = np.zeros(d)                       # (c_x, c_y), ascent sign for y as in the rule above
         c_i = [np.zeros(d) for _ in range(n)]
         out = [z.copy()]
+        x_ref = z[:dx].copy()
+        states = States()
+        # fedbench keeps the variates in operator form: the y block negated; a client's from
+        # its set-up on (client 0 before round 0, the others at their first participation)
+        set_up = {0}
+        as_operator = lambda c_: np.concatenate([c_[:dx], -c_[dx:]])
+
+        def record(r):
+            states.server(r, "prox_center_x_ref", x_ref)
+            if control_variates:
+                states.server(r, "control_variate_c", as_operator(c))
+                for i in sorted(set_up):
+                    states.client(r, "control_variate_c_i", i, as_operator(c_i[i]))
+
+        record(0)
         for t in range(rounds):
             s = t // rounds_per_stage
             if t % rounds_per_stage == 0:
                 x_ref = z[:dx].copy()        # proximal centre of stage s
             eta = eta_l / 3 ** s
             slots = streams.participants(SEED, participation, n, t, 0)
+            set_up |= {i for i, _ in slots}
             if not slots:  # nobody sampled: the round changes nothing
                 out.append(z.copy())
+                record(t + 1)
                 continue
             finals, deltas = [], []
             for i, occ in slots:  # a client drawn twice starts its second run from its new c_i
@@ -88,7 +105,8 @@ def codasca(local_steps, batch_size, stage_iterations, eta_l, eta_g=1.0, theta=0
             if control_variates:
                 c = c + np.sum(deltas, axis=0) / n
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 import streams
 from games import QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, client_grads, read_game, solver_params as params
-from refcase import Case
+from refcase import Case, States
 from streams import SEED
 
 
@@ -36,6 +36,14 @@ def fed_norm_sgda(local_steps, eta_xl, eta_yl, gamma_x=1.0, gamma_y=1.0, snapsho
         n, dx, samples, z = read_game(inst)
         snapshot = z[:dx].copy()
         out = [z.copy()]
+        states = States()
+
+        def record(r):
+            # x~ as it will be used in round r: fedbench refreshes it at the end of round r - 1
+            if snapshot_period > 0:
+                states.server(r, "snapshot_x_tilde", z[:dx] if r % snapshot_period == 0 else snapshot)
+
+        record(0)
         for t in range(rounds):
             if snapshot_period > 0 and t % snapshot_period == 0:
                 snapshot = z[:dx].copy()   # x~ <- x_t every S rounds
@@ -43,6 +51,7 @@ def fed_norm_sgda(local_steps, eta_xl, eta_yl, gamma_x=1.0, gamma_y=1.0, snapsho
             slots = streams.participants(SEED, participation, n, t, 0)
             if not slots:  # nobody sampled: the round changes nothing
                 out.append(z.copy())
+                record(t + 1)
                 continue
             for i, occ in slots:
                 x, y = z[:dx].copy(), z[dx:].copy()
@@ -61,7 +70,8 @@ def fed_norm_sgda(local_steps, eta_xl, eta_yl, gamma_x=1.0, gamma_y=1.0, snapsho
             y_new = z[dx:] + K * gamma_y * eta_yl * np.mean(hy, axis=0)
             z = np.concatenate([x_new, y_new])
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator,
                    max_client_norm, strong_monotonicity)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, participants
 
 
@@ -42,13 +42,26 @@ def fedgda_gt(gamma, local_steps, participation="full"):
         n = int(inst.attrs["num_clients"])
         z = np.array(inst["initial_point"], dtype=float)
         out = [z.copy()]
+        states = States()
+        F, anchors = None, {}  # F(x-bar) and every agent's last (x-bar, f_i(x-bar))
+
+        def record(r):
+            if F is not None:
+                states.server(r, "tracking_mean_F", F)
+            for i, (bar, f_i) in sorted(anchors.items()):
+                states.client(r, "anchor_x_bar", i, bar)
+                states.client(r, "tracking_f_i", i, f_i)
+
+        record(0)
         for t in range(rounds):
             agents = [i for i, _ in participants(SEED, participation, n, t, 0)]
             if not agents:  # nobody sampled: the round changes nothing
                 out.append(z.copy())
+                record(t + 1)
                 continue
             at_z = [operator(inst, i, z) for i in agents]
             F = np.mean(at_z, axis=0)
+            anchors.update({i: (z.copy(), f_i) for i, f_i in zip(agents, at_z)})
             models = []
             for i, at_z_i in zip(agents, at_z):
                 w = z.copy()
@@ -57,7 +70,8 @@ def fedgda_gt(gamma, local_steps, participation="full"):
                 models.append(w)
             z = np.mean(models, axis=0)
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 import streams
 from games import QUADRATIC_GAME as GAME, GAME_OFF_ZERO, client_grads, read_game, solver_params as params
-from refcase import Case
+from refcase import Case, States
 from streams import SEED
 
 
@@ -39,6 +39,11 @@ def fedsgda_m(local_steps, eta_x, eta_y, alpha, batch_size=0, initial_batch=0):
                 SEED, i, -1, streams.phase_key(0), initial_batch, int(samples[i]))
         est = [np.concatenate(client_grads(inst, i, first_batch(i), z, dx)) for i in range(n)]
         out = [z.copy()]
+        states = States()
+        # fedbench keeps the estimators in operator form, (grad_x, -grad_y): u and -v
+        as_operator = lambda w: np.concatenate([w[:dx], -w[dx:]])
+        for i in range(n):
+            states.client(0, "estimator_w", i, as_operator(est[i]))
         for t in range(rounds):
             finals, ests = [], []
             for i in range(n):  # full participation
@@ -58,7 +63,10 @@ def fedsgda_m(local_steps, eta_x, eta_y, alpha, batch_size=0, initial_batch=0):
             avg = np.mean(ests, axis=0)
             est = [avg] * n
             out.append(z.copy())
-        return np.array(out)
+            states.server(t + 1, "estimator_w_bar", as_operator(avg))
+            for i in range(n):
+                states.client(t + 1, "estimator_w", i, as_operator(ests[i]))
+        return np.array(out), states
     return reference
 
 

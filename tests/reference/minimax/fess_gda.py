@@ -20,7 +20,7 @@ import numpy as np
 
 from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, GAME_OFF_ZERO, PARTIAL, affine_operator,
                    matrix_operator, project_simplices, samples_per_client)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, minibatch, participants, phase_key
 
 
@@ -34,11 +34,14 @@ def fess_gda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, p, beta, participati
         x, y = z0[:dx].copy(), z0[dx:].copy()
         anchor = x.copy()  # z_0 = x_0
         out = [z0.copy()]
+        states = States()
+        states.server(0, "anchor_z", anchor)
         for t in range(rounds):
             xs, ys = [], []
             slots = participants(SEED, participation, n, t, 0)
             if not slots:  # nobody sampled: the round changes nothing
                 out.append(np.concatenate([x, y]))
+                states.server(t + 1, "anchor_z", anchor)
                 continue
             for i, occ in slots:
                 w = np.concatenate([x, y])
@@ -59,7 +62,8 @@ def fess_gda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, p, beta, participati
             znew = project(np.concatenate([x_new, y_new]))                           # P_Y (and P_X)
             x, y = znew[:dx], znew[dx:]
             out.append(znew.copy())
-        return np.array(out)
+            states.server(t + 1, "anchor_z", anchor)
+        return np.array(out), states
     return reference
 
 
@@ -85,12 +89,14 @@ CASES = [
          note="z_0 = x_0; one minibatch per local step for both blocks"),
     Case(solver="fsgda", problem="quadratic-game", problem_params=GAME,
          solver_params=params(4, 1, 0.1, 0.2, 2.0, 1.5),
-         reference=fess_gda(4, 1, 0.1, 0.2, 2.0, 1.5, 0.0, 0.0)),
+         reference=fess_gda(4, 1, 0.1, 0.2, 2.0, 1.5, 0.0, 0.05),
+         note="p = 0: the anchor moves at the default beta = 0.05 but does not act"),
     Case(solver="fsgda", problem="matrix-game", problem_params=MATRIX,
          solver_params=params(3, 0, 0.3, 0.4, 1.5, 1.8),
-         reference=fess_gda(3, 0, 0.3, 0.4, 1.5, 1.8, 0.0, 0.0, operator=matrix_operator,
+         reference=fess_gda(3, 0, 0.3, 0.4, 1.5, 1.8, 0.0, 0.05, operator=matrix_operator,
                             project=project_simplices),
-         note="X also a simplex: projected with Y at every local step and at the server"),
+         note="X also a simplex: projected with Y at every local step and at the server; "
+              "p = 0, anchor at the default beta = 0.05"),
     Case(solver="fess-gda", problem="matrix-game", problem_params=MATRIX,
          solver_params=params(3, 0, 0.3, 0.4, 1.5, 1.8, 0.8, 0.4),
          reference=fess_gda(3, 0, 0.3, 0.4, 1.5, 1.8, 0.8, 0.4, operator=matrix_operator,

@@ -22,7 +22,7 @@ import numpy as np
 
 from games import (QUADRATIC_GAME as GAME, GAME_OFF_ZERO, affine_operator as op, max_sample_ell,
                    samples_per_client, strong_monotonicity)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, Draws, Stream
 
 
@@ -47,6 +47,17 @@ def l_svrgda(gamma, p, q, batch_size, op_scale=1.0):
         f_w = [op_scale * op(inst, i, ws[i], None) for i in range(n)]
         hs = [np.zeros_like(z0) for _ in range(n)]
         out = [z0.copy()]
+        states = States()
+
+        def record_reference(r):
+            for i in range(n):
+                states.client(r, "reference_point_w", i, ws[i])
+                states.client(r, "operator_at_reference_f_w", i, f_w[i] / op_scale)  # unscaled
+
+        for i in range(n):  # set-up (its full local pass makes every client's at once)
+            states.client(0, "control_variate_h", i, hs[i])
+            states.client(0, "local_x_hat", i, np.zeros_like(z0))
+        record_reference(0)
         for r in range(rounds):
             K = Stream(SEED, "comm-coin", -1, r, 0).geometric(p)
             draws = [Draws(i, r, batch_size, m) for i in range(n)]
@@ -66,11 +77,16 @@ def l_svrgda(gamma, p, q, batch_size, op_scale=1.0):
                     new_x = [xbar.copy() for _ in range(n)]                             # lines 9-10
                 else:
                     new_x = x_hat                                                      # line 12
+                if theta:  # fedbench keeps h_i from before this update (it applies it next round)
+                    for i in range(n):  # and in units of its operator: h / s (s: op_scale)
+                        states.client(r + 1, "control_variate_h", i, hs[i] / op_scale)
+                        states.client(r + 1, "local_x_hat", i, x_hat[i])
                 for i in range(n):
                     hs[i] = hs[i] + p / gamma * (new_x[i] - x_hat[i])                   # line 14
                 xs = new_x
             out.append(xs[0].copy())
-        return np.array(out)
+            record_reference(r + 1)
+        return np.array(out), states
     return reference
 
 

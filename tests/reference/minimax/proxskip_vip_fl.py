@@ -25,7 +25,7 @@ import numpy as np
 from games import (QUADRATIC_GAME as GAME, MATRIX_GAME as MATRIX, GAME_OFF_ZERO, affine_operator,
                    client_matrices, ell, matrix_operator, max_sample_ell, project_simplices,
                    samples_per_client, strong_monotonicity)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, Draws, Stream
 
 
@@ -54,6 +54,11 @@ def proxskip_fl(gamma, p, batch_size, op_scale=1.0, op=affine_operator, project=
         xs = [z0.copy() for _ in range(n)]
         hs = [np.zeros_like(z0) for _ in range(n)]
         out = [z0.copy()]
+        states = States()
+        # fedbench sets client 0 up before round 0 and the others when they first run (their
+        # set-up makes no oracle call): h_i = 0 and x-hat_i = 0 until then
+        states.client(0, "control_variate_h", 0, hs[0])
+        states.client(0, "local_x_hat", 0, np.zeros_like(z0))
         for r in range(rounds):
             K = local_iterations(r, p)
             draws = [Draws(i, r, batch_size, m) for i in range(n)]
@@ -69,11 +74,15 @@ def proxskip_fl(gamma, p, batch_size, op_scale=1.0, op=affine_operator, project=
                     new_x = [xbar.copy() for _ in range(n)]
                 else:
                     new_x = x_hat                                                  # line 9
+                if theta:  # fedbench keeps h_i from before this update (it applies it next round)
+                    for i in range(n):  # and in units of its operator: h / s (s: op_scale)
+                        states.client(r + 1, "control_variate_h", i, hs[i] / op_scale)
+                        states.client(r + 1, "local_x_hat", i, x_hat[i])
                 for i in range(n):
                     hs[i] = hs[i] + p / gamma * (new_x[i] - x_hat[i])              # line 11
                 xs = new_x
             out.append(xs[0].copy())
-        return np.array(out)
+        return np.array(out), states
     return reference
 
 

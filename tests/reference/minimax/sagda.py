@@ -21,7 +21,7 @@ import numpy as np
 
 from games import (QUADRATIC_GAME as GAME, MATRIX_GAME, GAME_OFF_ZERO, PARTIAL, affine_operator as operator,
                    matrix_operator, project_simplices, samples_per_client)
-from refcase import Case
+from refcase import Case, States
 from streams import SEED, minibatch, participants, phase_key
 
 
@@ -37,13 +37,24 @@ def sagda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, participation="full",
             return None if batch_size == 0 else minibatch(SEED, i, t, draw, batch_size, m)
 
         out = [z.copy()]
+        states = States()
+        v, last_c = None, {}  # v_t and every client's last c_i
+
+        def record(r):
+            if v is not None:
+                states.server(r, "control_mean_v", v)
+            for i, c_i in sorted(last_c.items()):
+                states.client(r, "control_variate_c", i, c_i)
+
         for t in range(rounds):
             slots = participants(SEED, participation, n, t, 0)  # one client set, both stages
             if not slots:  # nobody sampled: the round changes nothing
                 out.append(z.copy())
+                record(t + 1)
                 continue
             c = [operator(inst, i, z, batch(i, t, phase_key(0, occ))) for i, occ in slots]  # stage 1
             v = np.mean(c, axis=0)
+            last_c.update({i: c_i for (i, _), c_i in zip(slots, c)})  # a second draw's overwrites
             models = []
             for (i, occ), c_i in zip(slots, c):                                            # stage 2
                 w = z.copy()
@@ -55,7 +66,8 @@ def sagda(K, batch_size, eta_xl, eta_yl, eta_xg, eta_yg, participation="full",
             z = project(np.concatenate([z[:dx] + eta_xg * (bar[:dx] - z[:dx]),
                                         z[dx:] + eta_yg * (bar[dx:] - z[dx:])]))
             out.append(z.copy())
-        return np.array(out)
+            record(t + 1)
+        return np.array(out), states
     return reference
 
 
