@@ -190,7 +190,9 @@ std::function<int()> add_run(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--trace-iterates", o->trace_iterates,
                   "write the server iterate z = (x, y) at every recorded row to FILE (text, "
-                  "\"round z_1 ... z_d\", exact doubles); with --eval-every 1, every round");
+                  "\"round z_1 ... z_d\", exact doubles), each followed by the solver's lasting states "
+                  "(\"state round NAME v_1 ...\", \"state round c/NAME CLIENT v_1 ...\"); with "
+                  "--eval-every 1, every round");
   sub->add_flag("-q,--quiet", o->quiet, "print nothing but errors");
 
   return [o, sub] {
