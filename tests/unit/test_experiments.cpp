@@ -1,6 +1,7 @@
 // Experiment files: the checks made when they are read (every compared method has a claim,
 // claims name known statements and axes) and claims read on exchanges instead of rounds.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <cmath>
@@ -22,7 +23,8 @@ using namespace fedbench::suite;
 namespace {
 
 std::string write_experiment(const std::string& body) {
-  const std::string path = "/tmp/fedbench-test-experiment.yaml";
+  // One file per process: ctest runs the test cases of this file side by side.
+  const std::string path = "/tmp/fedbench-test-experiment-" + std::to_string(::getpid()) + ".yaml";
   std::ofstream(path) << "name: t\ntitle: t\nreference: r\nreproduces: r\nsuite: s.yaml\n" << body;
   return path;
 }
