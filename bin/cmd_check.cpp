@@ -12,6 +12,7 @@
 #include "results/check.hpp"
 #include "results/check_report.hpp"
 #include "suite/mpi_world.hpp"
+#include "suite/suite_search.hpp"
 #include "suite/suite_runner.hpp"
 
 namespace fedbench::cli {
@@ -25,7 +26,7 @@ std::function<int()> add_check(CLI::App& app) {
     int jobs = 0;
   };
   auto o = std::make_shared<Options>();
-  sub->add_option("suite", o->suite, "suite file (YAML)")->required();
+  sub->add_option("suite", o->suite, "suite file (YAML) or a shipped suite's name")->required();
   sub->add_option("--reference", o->reference, "directory of reference runs")->required();
   sub->add_option("--tolerance", o->tolerances,
                   "METRIC=BAND: compare METRIC within BAND decades (log10) instead of exactly; "
@@ -54,7 +55,7 @@ std::function<int()> add_check(CLI::App& app) {
     }
     suite::SuiteOverrides overrides;
     overrides.results_dir = fresh;
-    const suite::Suite s = suite::load_suite(o->suite, overrides);
+    const suite::Suite s = suite::load_suite(suite::resolve_suite_path(o->suite), overrides);
     if (!o->update && !fs::is_directory(o->reference))
       throw UserError("reference directory " + o->reference +
                       " does not exist; create it with --update");

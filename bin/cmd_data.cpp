@@ -1,4 +1,4 @@
-// `fedbench data list | verify [NAME...] | partition NAME --clients M --scheme S --seed K`.
+// `fedbench data list | get NAME... | verify [NAME...] | partition NAME --clients M --scheme S --seed K`.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +8,8 @@
 
 #include "checked_options.hpp"
 #include "commands.hpp"
+#include "data_get.hpp"
+#include "data_sources.hpp"
 #include "core/error.hpp"
 #include "core/json.hpp"
 #include "core/text.hpp"
@@ -26,14 +28,24 @@ std::vector<double> dataset_labels(const datasets::DatasetInfo& d, const std::st
       .labels;
 }
 
+// Where `data get` would store files, or why it has nowhere to.
+std::string destination_or_why() {
+  try {
+    return data_get_destination();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+}
+
 int list_json() {
   Json datasets = Json::array();
   for (const auto& d : datasets::dataset_registry()) {
     Json files = Json::array();
     for (const auto& f : d.files) {
       const auto path = datasets::find_file(f);
-      files.push_back({{"role", f.role}, {"instances", f.instances}, {"present", path.has_value()},
-                       {"path", path ? Json(*path) : Json(nullptr)}});
+      files.push_back({{"role", f.role}, {"relative", f.relative}, {"instances", f.instances},
+                       {"present", path.has_value()}, {"path", path ? Json(*path) : Json(nullptr)},
+                       {"urls", download_urls(f.relative)}});
     }
     datasets.push_back({{"name", d.name},
                         {"format", d.format},
@@ -47,7 +59,7 @@ int list_json() {
   std::error_code ec;
   for (const auto& p : datasets::data_search_places())
     places.push_back({{"path", p.dir}, {"origin", p.origin}, {"exists", std::filesystem::is_directory(p.dir, ec)}});
-  const Json out = {{"search_path", places}, {"datasets", datasets}};
+  const Json out = {{"search_path", places}, {"get_destination", destination_or_why()}, {"datasets", datasets}};
   std::printf("%s\n", json_text(out).c_str());
   return 0;
 }
@@ -59,15 +71,15 @@ int list() {
   for (const auto& p : datasets::data_search_places())
     std::printf("  %-8s %-24s %s\n", std::filesystem::is_directory(p.dir, ec) ? "exists" : "missing",
                 p.origin.c_str(), p.dir.c_str());
-  std::printf("\n");
-  std::printf("%-14s %-7s %8s %8s  %-10s %s\n", "dataset", "format", "features", "classes",
+  std::printf("`fedbench data get NAME` stores a dataset's files in %s\n\n", destination_or_why().c_str());
+  std::printf("%-14s %-7s %8s %8s  %-12s %s\n", "dataset", "format", "features", "classes",
               "file", "instances  status");
   for (const auto& d : datasets::dataset_registry()) {
     for (const auto& f : d.files) {
       const auto path = datasets::find_file(f);
-      std::printf("%-14s %-7s %8d %8d  %-10s %9lld  %s\n", d.name.c_str(), d.format.c_str(),
-                  d.features, d.classes, f.role.c_str(), static_cast<long long>(f.instances),
-                  path ? path->c_str() : ("missing: " + d.obtain).c_str());
+      const std::string status = path ? *path : "missing " + f.relative + ": fedbench data get " + d.name;
+      std::printf("%-14s %-7s %8d %8d  %-12s %9lld  %s\n", d.name.c_str(), d.format.c_str(),
+                  d.features, d.classes, f.role.c_str(), static_cast<long long>(f.instances), status.c_str());
     }
   }
   return 0;
@@ -140,9 +152,11 @@ int verify_json(const std::vector<std::string>& names) {
 }  // namespace
 
 std::function<int()> add_data(CLI::App& app) {
-  auto* sub = app.add_subcommand("data", "datasets: list, verify checksums, show a partition");
+  auto* sub = app.add_subcommand("data", "datasets: list, download, verify checksums, show a partition");
   sub->require_subcommand(1);
   auto* list_cmd = sub->add_subcommand("list", "every known dataset, present or missing");
+  auto* get_cmd = sub->add_subcommand(
+      "get", "download registered datasets from their public URLs, check SHA-256 and rows, store them");
   auto* verify_cmd = sub->add_subcommand("verify", "check files against their published sha256");
   auto* part_cmd = sub->add_subcommand("partition", "client sizes and label histograms of a partition");
   struct Options {
@@ -151,20 +165,30 @@ std::function<int()> add_data(CLI::App& app) {
     int clients = 10;
     long long seed = 0;
     bool json = false;
+    DataGetOptions get;
   };
   auto o = std::make_shared<Options>();
   list_cmd->add_flag("--json", o->json, "print the list as JSON");
   verify_cmd->add_flag("--json", o->json,
                        "print every file's check as JSON (exit 1 on a problem, as without)");
   verify_cmd->add_option("names", o->names, "datasets (default: every present file)");
+  get_cmd->add_option("names", o->names, "datasets (fedbench data list)")->required();
+  get_cmd->add_option("--to", o->get.to,
+                      "directory to store them in (default: the first of $FEDBENCH_DATA, else "
+                      "$XDG_DATA_HOME/fedbench/datasets, i.e. ~/.local/share/fedbench/datasets)");
+  get_cmd->add_option("--mirror", o->get.mirror,
+                      "base URL (http, https or file) of a copy laid out like a data directory: "
+                      "URL/libsvm/a9a, or with .bz2/.xz/.gz appended");
+  get_cmd->add_flag("--force", o->get.force, "download even when a good copy is already on the search path");
   part_cmd->add_option("dataset", o->name, "dataset name")->required();
   add_whole_number(part_cmd, "--clients", o->clients, "number of clients (default 10)", 1,
                    std::numeric_limits<int>::max());
   part_cmd->add_option("--scheme", o->scheme, "iid | shards:S | dirichlet:A | quantity:A");
   add_whole_number(part_cmd, "--seed", o->seed, "partition seed (default 0)", 0, kMaxSeed);
   part_cmd->add_option("--role", o->role, "file of the dataset (default train)");
-  return [o, list_cmd, verify_cmd] {
+  return [o, list_cmd, get_cmd, verify_cmd] {
     if (list_cmd->parsed()) return o->json ? list_json() : list();
+    if (get_cmd->parsed()) return data_get(o->names, o->get);
     if (verify_cmd->parsed()) return o->json ? verify_json(o->names) : verify(o->names);
     const auto& d = datasets::dataset_info(o->name);
     const auto labels = dataset_labels(d, o->role);

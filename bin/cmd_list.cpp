@@ -1,6 +1,8 @@
-// `fedbench list problems|solvers` and `fedbench describe NAME`: generated from the
-// registries' schemas, so the documentation cannot drift from the code.
+// `fedbench list problems|solvers|suites` and `fedbench describe NAME`: generated from the
+// registries' schemas (and the shipped suite files), so the documentation cannot drift from the code.
 #include <cctype>
+#include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +14,7 @@
 #include "engine/theory_reads.hpp"
 #include "markdown.hpp"
 #include "problem/problem_registry.hpp"
+#include "suite/suite_search.hpp"
 
 namespace fedbench::cli {
 namespace {
@@ -158,19 +161,49 @@ Json constants_published_json(const std::string& problem, const ParamMap& given)
   return {{"constants", out}};
 }
 
+//! The first comment line of a suite file: what the suite is.
+std::string suite_summary(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("#", 0) != 0) break;
+    const auto text = line.find_first_not_of("# ");
+    if (text != std::string::npos) return line.substr(text);
+  }
+  return "";
+}
+
+void print_suites(bool json) {
+  const auto suites = suite::shipped_suites();
+  if (json) {
+    Json out = Json::array();
+    for (const auto& s : suites)
+      out.push_back({{"name", s.name}, {"path", s.path}, {"found_in", s.origin}, {"summary", suite_summary(s.path)}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  for (const auto& s : suites) {
+    std::printf("%s  [%s: %s]\n", s.name.c_str(), s.origin.c_str(), s.path.c_str());
+    if (const std::string summary = suite_summary(s.path); !summary.empty()) std::printf("  %s\n", summary.c_str());
+  }
+}
+
 }  // namespace
 
 std::function<int()> add_list(CLI::App& app) {
-  auto* sub = app.add_subcommand("list", "list problems or solvers with their parameters");
+  auto* sub = app.add_subcommand("list", "list problems or solvers with their parameters, or the shipped suites");
   auto what = std::make_shared<std::string>();
   auto markdown = std::make_shared<bool>(false), json = std::make_shared<bool>(false);
-  sub->add_option("what", *what, "problems or solvers")
+  sub->add_option("what", *what, "problems, solvers or suites (those `fedbench run NAME` finds)")
       ->required()
-      ->check(CLI::IsMember({"problems", "solvers"}));
+      ->check(CLI::IsMember({"problems", "solvers", "suites"}));
   sub->add_flag("--markdown", *markdown, "one Markdown table (the catalog under docs/catalog)");
   sub->add_flag("--json", *json, "one JSON array: every entry with its parameters")->excludes("--markdown");
   return [what, markdown, json] {
-    if (*json) {
+    if (*what == "suites") {
+      if (*markdown) throw UserError("list suites --markdown: the catalog tables are of problems and solvers; use --json");
+      print_suites(*json);
+    } else if (*json) {
       if (*what == "problems") print_all_json(problem_registry());
       else print_all_json(solver_registry());
     } else if (*markdown) {

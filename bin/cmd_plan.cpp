@@ -9,6 +9,7 @@
 #include "core/json.hpp"
 #include "results/results_store.hpp"
 #include "suite/suite_runner.hpp"
+#include "suite/suite_search.hpp"
 
 namespace fedbench::cli {
 namespace {
@@ -109,7 +110,7 @@ std::function<int()> add_plan(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  sub->add_option("suite", o->suite, "suite file (YAML)")->required();
+  sub->add_option("suite", o->suite, "suite file (YAML) or a shipped suite's name")->required();
   sub->add_option("-s,--solver-param", o->solver_params, "solver grid key=v1,v2 (overrides the file)");
   sub->add_option("-p,--problem-param", o->problem_params, "problem grid key=v1,v2");
   sub->add_option("--results", o->results, "results directory (default from the file)");
@@ -125,7 +126,7 @@ std::function<int()> add_plan(CLI::App& app) {
     overrides.results_dir = o->results;
     overrides.only_problems = o->only_problems;
     overrides.only_solvers = o->only_solvers;
-    const suite::SuitePlan plan = suite::load_suite_plan(o->suite, overrides);
+    const suite::SuitePlan plan = suite::load_suite_plan(suite::resolve_suite_path(o->suite), overrides);
     validate(plan);
     const suite::ResultsStore store(plan.results_dir);
     const suite::RunStateLookup states(store);

@@ -19,6 +19,7 @@
 #include "suite/progress.hpp"
 #include "suite/mpi_world.hpp"
 #include "suite/suite_runner.hpp"
+#include "suite/suite_search.hpp"
 
 namespace fedbench::cli {
 
@@ -94,7 +95,7 @@ int run_suite_file(const RunOptions& o, const CLI::App& sub) {
   overrides.results_dir = o.results;
   overrides.only_problems = o.problems;
   overrides.only_solvers = o.solvers;
-  const suite::Suite s = suite::load_suite(o.suite, overrides);
+  const suite::Suite s = suite::load_suite(suite::resolve_suite_path(o.suite), overrides);
   suite::SuiteOptions options;
   options.jobs = o.jobs;
   options.threads = o.threads;
@@ -132,7 +133,9 @@ std::function<int()> add_run(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "run", "run one solver on one problem, or every run of a suite file (SUITE.yaml)");
   auto o = std::make_shared<RunOptions>();
-  sub->add_option("suite", o->suite, "suite file (YAML); -s/-p then give grids key=v1,v2");
+  sub->add_option("suite", o->suite,
+                  "suite file (YAML), or the name of a shipped suite (fedbench list suites); -s/-p then give "
+                  "grids key=v1,v2");
   sub->add_option("--problem", o->problems,
                   "problem name (fedbench list problems); with a suite: run only its entries of "
                   "this problem (repeatable)")

@@ -230,11 +230,13 @@ _fedbench_complete() {
   _fedbench_subcommands "${path[@]}"
   if [[ -n $REPLY ]]; then _fedbench_add "$REPLY"; return 0; fi
   case $leaf in
-    list) _fedbench_add $'problems\nsolvers' ;;
+    list) _fedbench_add $'problems\nsolvers\nsuites' ;;
     describe)
       _fedbench_names list solvers; _fedbench_add "$REPLY"
       _fedbench_names list problems; _fedbench_add "$REPLY" ;;
-    run | plan | check) _fedbench_files '*.yaml' ;;
+    run | plan | check)
+      _fedbench_files '*.yaml'
+      _fedbench_names list suites; _fedbench_add "$REPLY" ;;
     show | export) _fedbench_files '*.h5' ;;
     select | report) _fedbench_dirs ;;
     instance) _fedbench_names list problems; _fedbench_add "$REPLY" ;;

@@ -3,7 +3,7 @@
 # checksums, partition prints sizes that add up to the dataset and a histogram per client.
 source "$(dirname "$0")/lib.bash"
 expect_ok "a9a +libsvm +123 +2 +train +32561 +.*shared/datasets/libsvm/a9a" "$fedbench" data list
-expect_ok "covtype .*missing: download from https://www.csie.ntu.edu.tw" "$fedbench" data list
+expect_ok "covtype .*missing libsvm/covtype.libsvm.binary: fedbench data get covtype" "$fedbench" data list
 expect_ok "^[0-9]+ files checked, 0 problems" "$fedbench" data verify
 expect_ok "^2 files checked, 0 problems" "$fedbench" data verify a9a
 expect_fail 2 "fedbench: unknown dataset 'a9'; valid: a9a, a1a, w8a, mushrooms, heart, australian, breast-cancer, ijcnn1, letter, pendigits, dna, satimage, covtype, phishing, mnist-t10k, fashion-mnist (did you mean 'a9a'?)" \

@@ -53,6 +53,15 @@ expect_ok 'rel_error' bash -c 'cd "$1" && "$2" run --problem quadratic-game --so
   --rounds 5 -p clients=3 -p samples=4 -p dim=2 -q -o tiny.h5 && "$2" show tiny.h5' \
   _ "$elsewhere" "$installed"
 
+# A shipped suite by name, from a directory without results/: the installed share's file,
+# its runs under ./results of the working directory; a name no place has lists the places.
+expect_ok '^suite smoke: 20 runs' bash -c 'cd "$1" && "$2" run smoke --jobs 2' _ "$elsewhere" "$installed"
+checks=$((checks + 1))
+[ -f "$elsewhere/results/smoke/manifest.tsv" ] || fail "run smoke from $elsewhere wrote no $elsewhere/results/smoke"
+expect_ok '^smoke  \[installed share: ' bash -c 'cd "$1" && "$2" list suites' _ "$elsewhere" "$installed"
+expect_fail_like 2 "suite smok: no such file here, and no smok.yaml in results/suites \(working directory\), .*/share/fedbench/results/suites \(installed share\); give the path" \
+  bash -c 'cd "$1" && "$2" run smok' _ "$elsewhere" "$installed"
+
 # A paper experiment end to end, figure and report drawn by the installed scripts, from a
 # directory without results/ (the experiment and suite files are the installed share's).
 expect_ok '^[0-9]+ hold, 0 contradicted, [0-9]+ not decided at the quick budget' bash -c 'cd "$1" && "$2" reproduce zhang2024-fig1a --quick -q' \
@@ -140,6 +149,7 @@ completes proxskip-gda-fl fedbench run --solver proxskip-g
 completes quadratic-game fedbench run --problem quadratic-g
 completes step_size= fedbench run --problem quadratic-game --solver proxskip-gda-fl -s step_s
 completes --rounds fedbench run --rou
+completes smoke fedbench run smok
 # Experiment names after reproduce, from the installed experiment files' name fields, with the
 # completion run outside any clone.
 checks=$((checks + 1))
