@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
 
-.PHONY: all deps build check test test-full test-heavy test-clang catalogs demo bench bench-scale reproduce install clean mutants \
+.PHONY: all deps configure-with-tests configure-runtime build build-tests check test test-full test-heavy test-clang catalogs demo bench bench-scale reproduce install clean mutants \
         test-asan test-tsan fuzz stress
 
 all: build
@@ -21,26 +21,38 @@ export CCACHE_BASEDIR := $(CURDIR)
 export CCACHE_NOHASHDIR := 1
 CCACHE_LAUNCHER = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CCACHE_LAUNCHER)
+# Configures $(BUILD) once; `with-tests` turns the tests on in a build directory that `make demo`
+# or `make install` configured without them.
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CCACHE_LAUNCHER)
+configure-with-tests: deps
+	@grep -qs '^FEDBENCH_TESTS:BOOL=ON' $(BUILD)/CMakeCache.txt || $(CONFIGURE) -DFEDBENCH_TESTS=ON
+configure-runtime:
+	bash scripts/install-deps.sh --runtime
+	@test -f $(BUILD)/CMakeCache.txt || $(CONFIGURE) -DFEDBENCH_TESTS=OFF
 
-build: deps $(BUILD)/CMakeCache.txt
+build: configure-with-tests
 	cmake --build $(BUILD) -j $(JOBS)
+
+# What the check and test tiers run: fedbench, its man page and Python support (cli.install,
+# cli.python_solvers), the unit tests and fuzz replays; not the benchmarks.
+TEST_TARGETS = fedbench fedbench_man fedbench_python fedbench_test_programs
+build-tests: configure-with-tests
+	cmake --build $(BUILD) -j $(JOBS) --target $(TEST_TARGETS)
 
 # Test tiers (ctest labels; docs/testing.md). check: unit tests, contracts, reference
 # transcriptions, fast command-line scripts (about a minute). test: + the slower scripts and
 # the quick experiments of at most 20 s (the README's command). test-full: test + test-heavy,
 # which is everything else: the longer quick experiments, a larger kill storm, then the clang
 # tree (test-clang).
-check: build
+check: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
 
-test: build
+test: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L 'check|test'
 
 # SKIP_LONG=1 (CI) leaves out the entries labelled long: the quick runs measured in minutes (the
 # two hyper-cleaning ones, 6 and about 15 minutes on 2 cores; zhang2025's a9a, w8a and fig2).
-test-heavy: build
+test-heavy: build-tests
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L full $(if $(SKIP_LONG),-LE long)
 	$(MAKE) test-clang
 
@@ -97,7 +109,9 @@ stress: build
 catalogs: build
 	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog
 
-demo: build
+# The demo builds the fedbench program only (and needs only the runtime packages).
+demo: configure-runtime
+	cmake --build $(BUILD) -j $(JOBS) --target fedbench
 	bash scripts/demo.sh $(BUILD)/bin/fedbench results/demo $(PYTHON)
 
 # The mutation score of the check tier: every mutant of tests/mutants/mutants.yaml applied to a
@@ -136,8 +150,10 @@ reproduce: build
 	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog; exit $$status
 
 # Builds fedbench, its man page and its Python support only, then installs under $(PREFIX)
-# (DESTDIR is honoured).
-install: deps $(BUILD)/CMakeCache.txt
+# (DESTDIR is honoured). Needs only the runtime packages (install-deps.sh --runtime, which asks
+# for root only when one is missing); a build directory it configures itself leaves the tests
+# out, so doctest, Google Benchmark and Armadillo need not be there (docs/install.md).
+install: configure-runtime
 	cmake --build $(BUILD) -j $(JOBS) --target fedbench fedbench_man fedbench_python
 	cmake --install $(BUILD) --prefix $(PREFIX)
 

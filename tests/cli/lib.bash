@@ -101,6 +101,20 @@ completes() {
   fi
 }
 
+# copy_tree SRC DEST: what a clone of SRC would hold, plus files not yet committed (not ignored
+# ones), into DEST; the data the tests read stays reachable as from SRC (../shared beside DEST's
+# parent when DEST is SCRATCH/NAME, datasets/data). A build at DEST/build compiles through
+# ccache with the commands of SRC/build (same relative paths): set CCACHE_BASEDIR=DEST.
+copy_tree() {
+  local src=$1 dest=$2
+  mkdir -p "$dest"
+  (cd "$src" && git ls-files -z --cached --others --exclude-standard |
+    tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -xf - -C "$dest"
+  [ -e "$src/../shared" ] && ln -sfn "$(cd "$src/../shared" && pwd)" "$(dirname "$dest")/shared"
+  [ -e "$src/datasets/data" ] && ln -sfn "$src/datasets/data" "$dest/datasets/data"
+  return 0
+}
+
 finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" = 0 ]

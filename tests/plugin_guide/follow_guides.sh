@@ -13,13 +13,7 @@
 source "$(dirname "$0")/../cli/lib.bash" unused "$1" "${2:-/usr/bin/python3}"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tree=$scratch/tree
-mkdir -p "$tree"
-# What a clone would hold, plus files not yet committed (but not ignored ones).
-(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-  tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -xf - -C "$tree"
-# The data the tests read, where the original checkout finds it (../shared, datasets/data).
-[ -e "$src/../shared" ] && ln -sfn "$(cd "$src/../shared" && pwd)" "$scratch/shared"
-[ -e "$src/datasets/data" ] && ln -sfn "$src/datasets/data" "$tree/datasets/data"
+copy_tree "$src" "$tree"
 cp "$src/tests/plugin_guide/guide_gda.cpp" "$tree/lib/solvers/minimax/guide_gda.cpp"
 cp "$src/tests/plugin_guide/guide_scalar_game.cpp" "$tree/problems/minimax/guide_scalar_game.cpp"
 
