@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/scratch_cleanup.hpp"
 #include "engine/runner.hpp"
+#include "io/durable_rename.hpp"
 #include "results/check.hpp"
 #include "results/check_report.hpp"
 #include "suite/mpi_world.hpp"
@@ -20,7 +21,7 @@ namespace fedbench::cli {
 std::function<int()> add_check(CLI::App& app) {
   auto* sub = app.add_subcommand("check", "rerun a suite and compare it with stored references");
   struct Options {
-    std::string suite, reference, results;
+    std::string suite, reference, results, junit;
     std::vector<std::string> tolerances;
     bool update = false, prune = false, quiet = false, json = false;
     int jobs = 0;
@@ -37,6 +38,8 @@ std::function<int()> add_check(CLI::App& app) {
   sub->add_option("--results", o->results, "keep the fresh runs here (default: a temporary dir)");
   add_whole_number(sub, "--jobs", o->jobs, "runs in parallel (default: all cores)", 1, kMaxThreads);
   sub->add_flag("-q,--quiet", o->quiet, "no progress line");
+  sub->add_option("--junit", o->junit,
+                  "also write the comparison as JUnit XML to FILE (one test case per run), for CI systems");
   sub->add_flag("--json", o->json,
                 "print every curve's verdict, largest deviation, its round and band, and the "
                 "references with no run, as JSON");
@@ -61,6 +64,10 @@ std::function<int()> add_check(CLI::App& app) {
                       " does not exist; create it with --update");
     if (o->prune && !o->update) throw UserError("--prune goes with --update");
     if (o->json && o->update) throw UserError("--json reports a comparison; drop it with --update");
+    if (!o->junit.empty() && o->update) throw UserError("--junit reports a comparison; drop it with --update");
+    // Refused before the suite runs, not after.
+    if (const fs::path dir = fs::path(o->junit).parent_path(); !o->junit.empty() && !dir.empty() && !fs::is_directory(dir))
+      throw UserError("--junit " + o->junit + ": directory " + dir.string() + " does not exist; create it or name another file");
     // Files the suite never wrote are left alone unless the user says to delete them: the
     // directory may hold another suite's references.
     if (o->update && !o->prune)
@@ -86,6 +93,7 @@ std::function<int()> add_check(CLI::App& app) {
         std::cout << "updated " << n << " references in " << o->reference << "\n";
       } else {
         const auto report = suite::check_against_reference(s, fresh, o->reference, tolerances);
+        if (!o->junit.empty()) io::write_text_file(o->junit, suite::check_report_junit(report, s.name));
         if (o->json)
           std::cout << suite::check_report_json(report).dump(2) << "\n";
         else

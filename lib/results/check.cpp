@@ -80,13 +80,23 @@ CurveVerdict compare_column(const std::string& name, const std::vector<double>& 
   double worst_distance = -1;
   for (std::size_t r = 0; r < fresh.size(); ++r) {
     const bool ok = band ? within_band(fresh[r], ref[r], *band) : same_bits(fresh[r], ref[r]);
-    if (!ok) v.passed = false;
+    if (!ok) {
+      if (v.passed) {
+        v.first_round = rounds[r];
+        v.first_fresh = fresh[r];
+        v.first_reference = ref[r];
+      }
+      v.passed = false;
+      ++v.rows_outside;
+    }
     if (const double d = distance(fresh[r], ref[r], band.has_value()); d > worst_distance) {
       worst_distance = d;
       worst = r;
     }
   }
   if (fresh.empty()) return v;
+  v.final_fresh = fresh.back();
+  v.final_reference = ref.back();
   v.round = rounds[worst];
   v.fresh = fresh[worst];
   v.reference = ref[worst];
@@ -101,6 +111,11 @@ CurveVerdict compare_column(const std::string& name, const std::vector<double>& 
 }
 
 }  // namespace
+
+double CurveVerdict::band_multiple() const {
+  if (!band_decades || std::isnan(decades)) return NAN;
+  return *band_decades > 0 ? decades / *band_decades : (decades > 0 ? INFINITY : 0.0);
+}
 
 bool RunVerdict::passed() const {
   if (!problem.empty()) return false;

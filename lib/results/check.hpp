@@ -30,6 +30,13 @@ struct CurveVerdict {
   double deviation = 0;  //!< |fresh - reference|, in the column's units
   double decades = 0;    //!< |log10(fresh / reference)|; NaN where no log compares them
   double band_low = 0, band_high = 0;  //!< where `fresh` had to lie, in the column's units
+  //! Where the curves part: the first row outside the band (or not equal), when one is.
+  std::optional<double> first_round;
+  double first_fresh = 0, first_reference = 0;
+  std::size_t rows_outside = 0;
+  double final_fresh = 0, final_reference = 0;  //!< the last row of each
+  //! decades / band_decades: how many band widths apart at the worst row (banded columns).
+  double band_multiple() const;
 };
 
 //! A run against its reference: a problem that stops the comparison (another status, other

@@ -26,7 +26,7 @@ PY
 checks=$((checks + 1))
 out=$("$fedbench" check $smoke --reference "$scratch/ref" -q) && rc=0 || rc=$?
 if [ "$rc" != 1 ] || ! grep -q "^19 passed, 1 failed" <<<"$out" \
-   || ! grep -q "FAIL ${victim%.h5} .*: rel_error deviates most at round 15 by .*(exact)$" <<<"$out"; then
+   || ! grep -q "FAIL ${victim%.h5} .*: rel_error differs first at round 15 .*; largest difference .* at round 15: .* (exact); final " <<<"$out"; then
   echo "FAIL: a perturbed reference was not caught (exit $rc)"; echo "$out" | tail -n 3
   failures=$((failures + 1))
 fi
@@ -50,15 +50,16 @@ for band in exact 0.01; do
   tolerance=()
   [ $band != exact ] && tolerance=(--tolerance "rel_error=$band")
   "$fedbench" check $smoke --reference "$scratch/ref2" -q --results "$scratch/fresh-$band" \
-    "${tolerance[@]}" >"$scratch/check-$band.txt" && rc=0 || rc=$?
+    "${tolerance[@]}" --junit "$scratch/check-$band.xml" >"$scratch/check-$band.txt" && rc=0 || rc=$?
   "$fedbench" check $smoke --reference "$scratch/ref2" -q --results "$scratch/fresh-$band" \
     "${tolerance[@]}" --json >"$scratch/check-$band.json" && rc_json=0 || rc_json=$?
   checks=$((checks + 1))
   if [ "$rc" != 1 ] || [ "$rc_json" != 1 ] || ! "$python" - "$band" "$scratch/fresh-$band/runs/$victim" \
        "$scratch/ref2/runs/$victim" "$scratch/check-$band.txt" "$scratch/check-$band.json" \
-       "${victim%.h5}" "${removed%.h5}" "$scratch/ref2" <<'PY'
+       "${victim%.h5}" "${removed%.h5}" "$scratch/ref2" "$scratch/check-$band.xml" <<'PY'
 import json, math, re, sys, h5py, numpy as np
-band, fresh_file, ref_file, text_file, json_file, victim, removed, ref_dir = sys.argv[1:]
+import xml.etree.ElementTree as ET
+band, fresh_file, ref_file, text_file, json_file, victim, removed, ref_dir, junit_file = sys.argv[1:]
 with h5py.File(fresh_file) as f, h5py.File(ref_file) as r:
     a, b = f["trajectory/rel_error"][()], r["trajectory/rel_error"][()]
     rounds = f["trajectory/round"][()]
@@ -66,19 +67,35 @@ with h5py.File(fresh_file) as f, h5py.File(ref_file) as r:
 if band == "exact":
     k = int(np.argmax(np.abs(a - b)))
     low = high = b[k]
+    outside = a != b
 else:
     k = int(np.argmax(np.abs(np.log10(a / b))))
     low, high = b[k] * 10 ** -float(band), b[k] * 10 ** float(band)
+    outside = np.abs(np.log10(a / b)) > float(band)
+first = int(np.argmax(outside))
+assert outside.any() and 0 < outside.sum() <= 2, outside
 close = lambda x, y: math.isclose(float(x), float(y), rel_tol=1e-12)
+near = lambda x, y: math.isclose(float(x), float(y), rel_tol=1e-5)  # 6 significant digits
 text = open(text_file).read()
-m = re.search(rf"^FAIL {victim} \([^)]*\): rel_error deviates most at round (\S+) by (\S+): (\S+), "
-              rf"reference (\S+); (must equal (\S+) \(exact\)|band \[(\S+), (\S+)\] \((\S+) decades\))$", text, re.M)
-assert m, text
-assert close(m[1], rounds[k]) and close(m[2], abs(a[k] - b[k])) and close(m[3], a[k]) and close(m[4], b[k]), m.groups()
 if band == "exact":
-    assert close(m[6], b[k]), m.groups()
+    m = re.search(rf"^FAIL {victim} \([^)]*\): rel_error differs first at round (\S+) \((\S+), reference (\S+); (\d+) rows? differ\); "
+                  rf"largest difference (\S+) \(relative (\S+)\) at round (\S+): (\S+), reference (\S+) \(exact\); "
+                  rf"final (\S+), reference (\S+)$", text, re.M)
+    assert m, text
+    assert close(m[1], rounds[first]) and close(m[2], a[first]) and close(m[3], b[first]) and int(m[4]) == outside.sum(), m.groups()
+    assert near(m[5], abs(a[k] - b[k])) and near(m[6], abs(a[k] - b[k]) / abs(b[k])), m.groups()
+    assert close(m[7], rounds[k]) and close(m[8], a[k]) and close(m[9], b[k]), m.groups()
+    assert close(m[10], a[-1]) and close(m[11], b[-1]), m.groups()
 else:
-    assert close(m[7], low) and close(m[8], high) and close(m[9], band), m.groups()
+    m = re.search(rf"^FAIL {victim} \([^)]*\): rel_error leaves its band first at round (\S+) \((\S+), reference (\S+); (\d+) rows? outside\); "
+                  rf"worst at round (\S+): (\S+), reference (\S+), (\S+) decades apart, (\S+) times the band of (\S+) decades "
+                  rf"\(band \[(\S+), (\S+)\]\); final (\S+), reference (\S+)$", text, re.M)
+    assert m, text
+    decades = abs(math.log10(a[k] / b[k]))
+    assert close(m[1], rounds[first]) and near(m[2], a[first]) and near(m[3], b[first]) and int(m[4]) == outside.sum(), m.groups()
+    assert close(m[5], rounds[k]) and near(m[6], a[k]) and near(m[7], b[k]), m.groups()
+    assert near(m[8], decades) and near(m[9], decades / float(band)) and close(m[10], band), m.groups()
+    assert near(m[11], low) and near(m[12], high) and near(m[13], a[-1]) and near(m[14], b[-1]), m.groups()
 assert re.search(rf"^FAIL {removed} \(.*\): no reference in {re.escape(ref_dir)}; create it with --update$", text, re.M), text
 assert re.search(r"^note: 1 reference has no run in the suite .*: 0000000000000000.h5; --update --prune deletes them$", text, re.M), text
 assert text.endswith("18 passed, 2 failed\n"), text[-200:]
@@ -97,8 +114,24 @@ assert curve["verdict"] == "fail" and close(curve["round"], rounds[k]), curve
 assert close(curve["deviation"], abs(a[k] - b[k])) and close(curve["decades"], abs(math.log10(a[k] / b[k])))
 assert close(curve["band"]["low"], low) and close(curve["band"]["high"], high), curve
 assert curve["band"]["decades"] == (None if band == "exact" else float(band)), curve
+assert close(curve["first_round"], rounds[first]) and close(curve["first_fresh"], a[first]), curve
+assert close(curve["first_reference"], b[first]) and curve["rows_outside"] == outside.sum(), curve
+assert close(curve["final_fresh"], a[-1]) and close(curve["final_reference"], b[-1]), curve
+assert (curve["band_multiple"] is None) if band == "exact" else close(curve["band_multiple"], curve["decades"] / float(band)), curve
 others = [c for c in runs[victim]["curves"] if c["metric"] != "rel_error"]
-assert all(c["verdict"] == "pass" and c["deviation"] == 0 for c in others), others
+assert all(c["verdict"] == "pass" and c["deviation"] == 0 and c["first_round"] is None for c in others), others
+# JUnit XML: one test case per run, the victim's and the removed reference's runs failed.
+suites = ET.parse(junit_file).getroot()
+assert suites.tag == "testsuites" and suites.get("tests") == "20" and suites.get("failures") == "2", suites.attrib
+suite = suites.find("testsuite")
+assert suite.get("name") == "smoke" and len(suite.findall("testcase")) == 20, suite.attrib
+failed = {c.get("name").split()[0]: c.find("failure") for c in suite.findall("testcase") if c.find("failure") is not None}
+assert sorted(failed) == sorted([victim, removed]), failed
+assert failed[victim].get("message").startswith("rel_error "), failed[victim].attrib
+assert failed[victim].text.split("\n")[1] == m[0].split(": ", 1)[1], (failed[victim].text, m[0])
+assert failed[removed].get("message").startswith("no reference in "), failed[removed].attrib
+notes = suite.find("system-out").text
+assert "references with no run: 0000000000000000.h5" in notes, notes
 PY
   then
     echo "FAIL: check's report of a deviating curve ($band)"; cat "$scratch/check-$band.txt"
@@ -111,6 +144,8 @@ expect_fail 2 "fedbench: reference directory $scratch/none does not exist; creat
   "$fedbench" check $smoke --reference "$scratch/none"
 expect_fail 2 "fedbench: --json reports a comparison; drop it with --update" \
   "$fedbench" check $smoke --reference "$scratch/ref" --update --json
+expect_fail 2 "fedbench: --junit $scratch/no/dir/j.xml: directory $scratch/no/dir does not exist; create it or name another file" \
+  "$fedbench" check $smoke --reference "$scratch/ref" --junit "$scratch/no/dir/j.xml"
 
 # --update leaves files the suite never wrote alone unless told to delete them.
 cp -r results/reference/smoke "$scratch/ref-update"
