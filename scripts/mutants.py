@@ -10,8 +10,9 @@ survived.
 By default the sources are a git worktree of HEAD under build/mutants/tree (committed code only;
 reset to HEAD at every start, so an interrupted run leaves nothing behind), built in its own
 build/ directory through ccache with the same relative paths as the checkout, and each mutant is
-judged by `ctest -L check` (what `make check` runs) less cli.catalogs and mutants.list, which
-fail on any change of a solver's source (recorded verdicts go stale; the list's text is gone). --source / --build / --test-command run it
+judged by `ctest -L check` (what `make check` runs) less cli.catalogs, cli.references_current and
+mutants.list, which fail on any change of a solver's source (recorded verdicts and the smoke
+references go stale; the list's text is gone). --source / --build / --test-command run it
 on another tree (its own test does so on a toy project).
 
 A mutant is *killed* when the tests fail, *survived* when they pass, *invalid* when it does not
@@ -134,7 +135,7 @@ def main():
     # Two entries fail on any edit of a solver, bug or not: cli.catalogs (the recorded verdicts'
     # code fingerprints go stale) and mutants.list (the mutated text is no longer the list's).
     parser.add_argument("--test-command", default="ctest --test-dir {build} -L check"
-                        " -E '^(cli[.]catalogs|mutants[.]list)$' -j {jobs}"
+                        " -E '^(cli[.]catalogs|cli[.]references_current|mutants[.]list)$' -j {jobs}"
                         " --stop-on-failure --output-on-failure --timeout 600")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per build or test command")
     parser.add_argument("--min-score", type=float, default=0.9)
