@@ -4,7 +4,9 @@
     report.py RESULTS_DIR -o OUT_DIR [--target 'METRIC<=V' | 'METRIC>=V']... [--metric M]
               [--title TEXT] [--source DIR --refused N] [--fedbench PATH]
 
-Writes OUT_DIR/index.html: self-contained (figures are base64 PNGs, inline CSS, no JavaScript).
+Writes OUT_DIR/index.html, one self-contained file that opens offline: inline CSS, the figures
+drawn in the browser by the vendored uPlot (report_charts.py: zoom, values under the cursor,
+methods toggled from the legend, log axes, seed bands), the experiment's figure a base64 PNG.
 Per problem configuration (problem, its parameters, participation): convergence of each
 solver's best configuration against rounds, oracle calls, bytes and solver time; final metrics;
 cost to reach a target; diverged and failed runs; the grid tried. Then the build environment.
@@ -45,6 +47,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import plot as fplot  # noqa: E402
+import report_charts as RC  # noqa: E402
 import report_html as H  # noqa: E402
 
 PANELS = [("round", "communication rounds"), ("oracle_calls", "oracle calls (all kinds)"),
@@ -193,9 +196,9 @@ class Section:
         return solver + ("" if not varied else " " + params_text(params, varied).replace(", ", " "))
 
 
-def figure(sec, colors):
-    """Four panels: the metric of each solver's best configuration (median and min-max over
-    seeds) against rounds, oracle calls, bytes and solver time."""
+def figure(sec, colors, figure_id):
+    """Four interactive charts: the metric of each solver's best configuration (median and
+    min-max over seeds) against rounds, oracle calls, bytes and solver time (report_charts)."""
     runs = [r for s in sec.solvers for r in sec.configs[sec.best[s]] if len(r)]
     runs = [r for r in runs if sec.metric in r.columns]
     if not runs:
@@ -204,27 +207,19 @@ def figure(sec, colors):
     values = np.concatenate([r[sec.metric].to_numpy(float) for r in runs])
     limit = fc.absurd_limit([r[sec.metric].to_numpy(float) for r in runs])
     good = values[np.isfinite(values) & (np.abs(values) <= limit)]
-    log = sec.direction == "min" and good.size and good.min() > 0 and good.max() / good.min() > 100
-    fig, axes = plt.subplots(2, 2, figsize=(11.5, 7.6))
-    for ax, (xcol, xlabel) in zip(axes.flat, PANELS):
+    log = bool(sec.direction == "min" and good.size and good.min() > 0 and good.max() / good.min() > 100)
+    panels = []
+    for xcol, xlabel in PANELS:
         curves = fplot.build_curves(runs, info, xcol, sec.metric, ["solver"], log)
         solvers = [c["label"] for c in curves]  # grouped by solver: the label is its name
         for c, s in zip(curves, solvers):
             c["label"] = sec.best_label(s)
-        fplot.draw(ax, curves, log, colors=[colors[s] for s in solvers])
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(fc.plain_label(f"{sec.metric} {H.ARROW.get(sec.direction, '')}"))
-        if xcol != "round":
-            ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    width = max(len(t) for t in labels)  # fewer, wider legend columns for long labels
-    ncol = min(len(labels), 4 if width <= 34 else 3 if width <= 52 else 2)
-    fig.legend(handles, labels, loc="upper center", ncol=ncol, fontsize=9, frameon=False)
-    rows = -(-len(labels) // ncol)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.035 * rows - 0.01))
-    img = H.fig_img(fig, f"{sec.metric} of each solver's best configuration")
-    plt.close(fig)
-    return img
+            if c["diverged"]:
+                c["label"] += (f" ({c['word']})" if c["total"] == 1 else f" ({c['diverged']}/{c['total']} {c['word']})")
+        panels.append(RC.panel_data(curves, [matplotlib.colors.to_hex(colors[s]) for s in solvers], xcol, xlabel, log))
+    y_label = f"{sec.metric} {H.ARROW.get(sec.direction, '')}".strip()
+    return RC.chart_html(figure_id, sec.metric, y_label, log, panels,
+                         f"{sec.metric} of each solver's best configuration")
 
 
 def final_table(sec):
@@ -346,10 +341,11 @@ def section_html(k, sec, targets, colors, heading, default_targets=True):
     arrow = "lowest" if sec.direction == "min" else "highest"
     when = "final" if sec.same_end else f"at round {sec.common_round} (the last round every ok run reached)"
     out.append(f"<h3>Convergence of each solver's best configuration</h3>"
-               f"<figure>{figure(sec, colors)}<figcaption>Best configuration: {arrow} median over "
+               f"<figure>{figure(sec, colors, f'fig{k}')}<figcaption>Best configuration: {arrow} median over "
                f"seeds of <code>{H.esc(sec.metric)}</code> {when}; diverged and failed runs count as "
-               f"worst. Line: median over the seeds still running; band: min–max; × where a "
-               f"curve ends by divergence. Oracle calls: all *_calls columns summed over clients."
+               f"worst. Line: median over the seeds still running (dashed: some diverged or failed, "
+               f"the curve ends where they did); band: min–max over seeds. Oracle calls: all *_calls "
+               f"columns summed over clients."
                f"</figcaption></figure>")
     out.append("<h3>Final metrics (median over seeds that ended ok)</h3>" + final_table(sec))
     out.append("<p class=note>↓ lower is better, ↑ higher is better; bold: best per column; "
@@ -552,7 +548,8 @@ def main():
     body.append(environment_html(runs))
     os.makedirs(args.out, exist_ok=True)
     out = os.path.join(args.out, "index.html")
-    page = H.page(title, "\n".join(body))
+    body = "\n".join(body)
+    page = H.page(title, body, RC.page_assets() if 'class="fb-figure"' in body else "")
 
     def write(tmp):
         with open(tmp, "w", encoding="utf-8") as f:

@@ -1,5 +1,6 @@
-"""HTML pieces of report.py: the stylesheet, tables, number formats and figures embedded as
-base64 PNG data URIs, so the page is one self-contained file (no JavaScript, no network)."""
+"""HTML pieces of report.py: the stylesheet, tables, number formats, the page, and figures
+embedded as base64 PNG data URIs (the experiment's figure; the interactive ones are
+report_charts.py's), so the page is one self-contained file (no network)."""
 import base64
 import html
 import io
@@ -109,8 +110,10 @@ def table(header, rows, numeric=(), raw=(), nowrap=()):
     return "".join(out)
 
 
-def page(title, body):
+def page(title, body, scripts=""):
+    """The whole page; `scripts` (styles and code of the figures) goes at the end of the body,
+    so that it runs once the figures' containers exist."""
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
-            f"<body><main>\n{body}\n</main></body></html>\n")
+            f"<body><main>\n{body}\n</main>\n{scripts}</body></html>\n")

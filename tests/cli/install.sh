@@ -71,6 +71,11 @@ for f in figure.png html/index.html; do
   [ -s "$elsewhere/results/reproduce/zhang2024-fig1a-quick/$f" ] ||
     fail "reproduce from $elsewhere wrote no results/reproduce/zhang2024-fig1a-quick/$f"
 done
+# Its page carries the installed uPlot and the figures' data (the page fetches nothing).
+checks=$((checks + 1))
+page=$elsewhere/results/reproduce/zhang2024-fig1a-quick/html/index.html
+grep -q 'uPlot 1.6.32' "$page" && grep -q 'class="fb-figure"' "$page" ||
+  fail "$page lacks the vendored uPlot or its interactive figures"
 # Without the installed experiments, the message names every place looked in: the working
 # directory and the installed share, never the source tree.
 bare=$scratch/bare

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/report.py (and `fedbench report`, which runs it on screened copies) on a small grid
-# with diverged runs, a failed run and an unreadable file: one self-contained HTML page whose embedded figures decode, rendered in headless Chromium
-# and checked on the screenshot (the figures' coloured curves must be on the page).
+# with diverged runs, a failed run and an unreadable file: one self-contained HTML page with
+# interactive figures (the vendored uPlot), rendered in headless Chromium and checked on its
+# DOM and its screenshot against the data (tests/cli/report_browser.py).
 source "$(dirname "$0")/lib.bash"
 results=$scratch/results
 out=$scratch/out
@@ -96,22 +97,29 @@ refused "^fedbench: --metric nosuch: no run in $results records metric 'nosuch';
 refused "^fedbench: --target nosuch<=1: no run in $results records metric 'nosuch'; valid: " --target 'nosuch<=1'
 refused "^fedbench: target 'auc=1' is not of the form METRIC<=VALUE or METRIC>=VALUE" --target 'auc=1'
 
-# The page: one file, no script, nothing fetched, every figure a PNG data URI that decodes.
+# The page: one file that fetches nothing (the vendored uPlot, its licence and the figures'
+# data inline), one interactive figure of four charts per problem configuration, every curve
+# with data; the vendored files as SHA256SUMS records them.
+checks=$((checks + 1))
+if ! (cd scripts/report_assets && sha256sum --quiet -c SHA256SUMS); then
+  echo "FAIL: scripts/report_assets differ from their SHA256SUMS"; failures=$((failures + 1))
+fi
 checks=$((checks + 1))
 if ! "$python" - "$out/index.html" "$scratch/out_target/index.html" <<'PY'
-import base64, io, re, sys
-import matplotlib.image as mi
+import json, re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
-assert "<script" not in page.lower() and "http://" not in page and "https://" not in page
-srcs = re.findall(r'<img src="([^"]*)"', page)
-assert len(srcs) == 2, f"{len(srcs)} images, want one figure per problem configuration"
-for src in srcs:
-    assert src.startswith("data:image/png;base64,"), src[:40]
-    img = mi.imread(io.BytesIO(base64.b64decode(src.split(",", 1)[1])), format="png")
-    assert img.shape[0] > 400 and img.shape[1] > 800, img.shape
-    rgb = img[..., :3]
-    coloured = (rgb.max(axis=2) - rgb.min(axis=2)) > 0.25
-    assert coloured.mean() > 0.005, f"figure has {coloured.mean():.4f} coloured pixels"
+assert not re.search(r"<script[^>]*\ssrc=|<link|<img[^>]*src=\"(?!data:)|url\((?!data:)", page), "the page fetches something"
+assert page.count("Permission is hereby granted") == 1 and "uPlot 1.6.32" in page, "uPlot or its licence missing"
+figures = re.findall(r'<div class="fb-figure" id="([^"]*)".*?<script type="application/json" class="fb-data">(.*?)</script>', page, re.S)
+assert len(figures) == 2, f"{len(figures)} figures, want one per problem configuration"
+for fid, data in figures:
+    spec = json.loads(data)
+    assert [p["x_key"] for p in spec["panels"]] == ["round", "oracle_calls", "bytes", "wall_time"], fid
+    for p in spec["panels"]:
+        assert p["curves"] and len(p["x"]) > 1, (fid, p["x_key"])
+        for c in p["curves"]:
+            assert len(c["median"]) == len(p["x"]) and any(v is not None for v in c["median"]), (fid, c["label"])
+            assert re.fullmatch(r"#[0-9a-f]{6}", c["color"]), c["color"]
 for text in ["quadratic-game", "auc", "Final metrics", "rel_error ↓", "train_auc ↑",
              "Cost to reach a target", "by default the worst", "Diverged and failed runs",
              "injected by the test", "badge error", "badge diverged", "values tried",
@@ -187,12 +195,12 @@ odd_title='<b>$\undefinedmacro{x}$ 50%_$x$</b>'
 checks=$((checks + 1))
 "$python" scripts/report.py "$odd" -o "$scratch/odd_report" --title "$odd_title" >"$scratch/odd.out" 2>&1 && rc=0 || rc=$?
 if [ $rc != 0 ] || grep -q Traceback "$scratch/odd.out" || ! "$python" - "$scratch/odd_report/index.html" <<'PY'
-import base64, io, re, sys
-import matplotlib.image as mi
+import json, re, sys
 page = open(sys.argv[1], encoding="utf-8").read()
-srcs = re.findall(r'<img src="data:image/png;base64,([^"]*)"', page)
-assert len(srcs) == 1, f"{len(srcs)} figures"
-assert mi.imread(io.BytesIO(base64.b64decode(srcs[0])), format="png").shape[0] > 400
+figures = re.findall(r'<script type="application/json" class="fb-data">(.*?)</script>', page, re.S)
+assert len(figures) == 1, f"{len(figures)} figures"
+labels = {c["label"] for p in json.loads(figures[0])["panels"] for c in p["curves"]}
+assert any(l.startswith(r"$\undefinedmacro{x}$") for l in labels), labels
 for text in [r"$\undefinedmacro{x}$", "step_size ∈ {0.1, 50%_$x$}",
              r"<h1>&lt;b&gt;$\undefinedmacro{x}$ 50%_$x$&lt;/b&gt;</h1>"]:
     assert text in page, f"page lacks {text!r}"
@@ -307,47 +315,28 @@ for mode in 1 unset; do
   fi
 done
 
-# Rendered in a real browser: the screenshot must show the figures' coloured curves. The same
-# page with its images replaced by broken ones is the baseline (badges and links are coloured
-# too), so the difference is what the figures drew.
+# Rendered in a real browser (tests/cli/report_browser.py): the page loads without a script
+# error, every figure has its four charts with every curve, the embedded medians and bands are
+# those of the run files, and the screenshot shows each curve's colour where its data puts it.
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
   echo "SKIPPED: browser rendering: chromium is not installed (scripts/install-deps.sh installs it)"
 else
-  sed -E 's#src="data:image/png;base64,[^"]*"#src="data:image/png;base64,AAAA"#g' \
-    "$out/index.html" >"$out/broken.html"
-  shoot() {  # shoot PAGE PNG
+  browse() {  # browse PAGE ARGS...: headless Chromium at 1280x4000 CSS pixels, console to stderr
+    local page=$1
+    shift
     timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
       --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-      --user-data-dir="$(mktemp -d "$scratch/chromium.XXXXXX")" --screenshot="$(realpath -m "$2")" \
-      --window-size=1280,4000 "file://$(realpath "$1")" >/dev/null 2>&1
+      --force-device-scale-factor=1 --enable-logging=stderr --v=0 \
+      --user-data-dir="$(mktemp -d "$scratch/chromium.XXXXXX")" --window-size=1280,4000 "$@" \
+      "file://$(realpath "$page")"
   }
-  shoot "$out/index.html" "$out/shot.png"
-  shoot "$out/broken.html" "$out/broken.png"
+  browse "$out/index.html" --dump-dom >"$out/dom.html" 2>"$out/console.txt"
+  browse "$out/index.html" --screenshot="$(realpath -m "$out/shot.png")" >/dev/null 2>>"$out/console.txt"
   checks=$((checks + 1))
-  if ! "$python" - "$out/shot.png" "$out/broken.png" <<'PY'
-import sys
-import numpy as np
-import matplotlib.image as mi
-
-def coloured(path):
-    rgb = mi.imread(path)[..., :3]
-    hi, lo = rgb.max(axis=2), rgb.min(axis=2)
-    mask = (hi - lo) > 0.25  # clearly coloured: curves, bands, markers (not text or grids)
-    r, g, b = (rgb[..., k][mask] for k in range(3))
-    span = (hi - lo)[mask]
-    hue = np.where(hi[mask] == r, ((g - b) / span) % 6,
-                   np.where(hi[mask] == g, (b - r) / span + 2, (r - g) / span + 4))
-    hues = np.bincount((hue * 2).astype(int), minlength=12)  # 30-degree bins
-    return rgb.shape, int(mask.sum()), int((hues > 200).sum())
-
-shape, n, hues = coloured(sys.argv[1])
-_, base, _ = coloured(sys.argv[2])
-print(f"screenshot {shape}: {n} coloured pixels in {hues} hues; without figures {base}")
-assert shape[0] >= 4000 and shape[1] >= 1200, shape
-assert n - base > 10000, "the figures did not render"
-assert hues >= 3, "fewer than three curve colours visible"
-PY
-  then echo "FAIL: the rendered page shows the figures ($out/shot.png)"; failures=$((failures + 1)); fi
+  if ! "$python" tests/cli/report_browser.py "$out/index.html" "$out/dom.html" "$out/shot.png" \
+       "$out/console.txt" "$results/runs"; then
+    echo "FAIL: the page in a browser ($out/shot.png)"; failures=$((failures + 1))
+  fi
 fi
 finish
