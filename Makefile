@@ -40,7 +40,7 @@ build-tests: configure-with-tests
 	cmake --build $(BUILD) -j $(JOBS) --target $(TEST_TARGETS)
 
 # Test tiers (ctest labels; docs/testing.md). check: unit tests, contracts, reference
-# transcriptions, fast command-line scripts (about a minute). test: + the slower scripts and
+# transcriptions, fast command-line scripts (times: docs/testing.md). test: + the slower scripts and
 # the quick experiments of at most 20 s (the README's command). test-full: test + test-heavy,
 # which is everything else: the longer quick experiments, a larger kill storm, then the clang
 # tree (test-clang).

@@ -42,4 +42,10 @@ for file in "$scratch"/block-*.sh; do
 done
 checks=$((checks + 1))
 if [ "$n" -lt 1 ]; then echo "FAIL: no shell block found in README.md"; failures=$((failures + 1)); fi
+# The examples that promise a stop reach it: the run with a target stops on it.
+for file in run2.h5 auc.h5; do
+  checks=$((checks + 1))
+  stop=$(cd "$work" && "$fedbench" show "$file" 2>&1 | grep '^status:')
+  grep -q '(target_reached)' <<<"$stop" || { echo "FAIL: README's $file does not stop at its target: $stop"; failures=$((failures + 1)); }
+done
 finish
