@@ -144,7 +144,7 @@ void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOu
   const ScreenedRunCopies copies(outcome.report_dir, io::Directory(out));
   std::vector<std::string> plot = {python_program(), find_script("plot.py"), out + "/figure.png", copies.dir(),
                                    "--x", e.figure_x, "--y", e.figure_y, "--group", e.figure_group, "--title",
-                                   e.title};
+                                   e.title, "--data", out + "/figure.json"};
   if (!e.figure_panel.empty()) plot.insert(plot.end(), {"--panel", e.figure_panel});
   if (e.figure_linear) plot.push_back("--linear");
   run_program(plot, json);
@@ -152,7 +152,8 @@ void draw_figure_and_report(const suite::Experiment& e, const suite::ReproduceOu
   // The report ranks by the figure's first metric.
   std::vector<std::string> report = {python_program(), find_script("report.py"), copies.dir(), "-o",
                                      out + "/html", "--metric", e.figure_y.substr(0, e.figure_y.find(',')),
-                                     "--experiment", out + "/experiment.json", "--figure", out + "/figure.png"};
+                                     "--experiment", out + "/experiment.json", "--figure", out + "/figure.png",
+                                     "--figure-data", out + "/figure.json"};
   const auto targets = claim_targets(quick ? e.quick_claims : e.claims);
   for (const auto& t : targets) report.insert(report.end(), {"--target", t});
   if (targets.empty()) report.push_back("--no-default-target");

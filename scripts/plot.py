@@ -29,6 +29,7 @@ if __name__ == "__main__":
     # cleanly on SIGTERM.
     fr.exit_with_parent()
 import argparse  # noqa: E402
+import json  # noqa: E402
 import textwrap  # noqa: E402
 
 import fedbench_curves as fc  # noqa: E402
@@ -41,6 +42,7 @@ matplotlib.rcParams["text.usetex"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import report_charts as RC  # noqa: E402
 
 X_LABELS = {"round": "communication rounds", "bytes": "bytes sent (up + down)",
             "oracle_calls": "oracle calls (all kinds)", "samples": "samples (component gradients)",
@@ -145,6 +147,29 @@ def y_label(runs, ycol):
     return "\n".join(textwrap.wrap(text, 48))  # long descriptions would run off the figure
 
 
+def write_data(args, drawn, colors, cmap, panel_key, runs, several_metrics):
+    """The figure's panels as report_charts data (the same curves and colours as the PNG)."""
+    panels = []
+    for _, _, value, ycol, log, curves in drawn:
+        hexes = [matplotlib.colors.to_hex(cmap(colors[c["label"]] % cmap.N)) for c in curves]
+        # The legend's words for curves that ended early, as draw() puts them.
+        labelled = [dict(c, label=c["label"] + ("" if not c["diverged"] else f" ({c['word']})" if c["total"] == 1
+                                                 else f" ({c['diverged']}/{c['total']} {c['word']})"))
+                    for c in curves]
+        panel = RC.panel_data(labelled, hexes, args.x, X_LABELS.get(args.x, args.x), log)
+        titles = ([group_label([panel_key], [value])] if panel_key is not None else []) + \
+            ([ycol] if several_metrics else [])
+        panel.update({"title": " · ".join(titles), "y_label": y_label(runs, ycol), "log": log})
+        panels.append(panel)
+    data = {"metric": drawn[0][3], "y_label": y_label(runs, drawn[0][3]), "title": args.title,
+            "log": any(p["log"] for p in panels), "panels": panels}
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, allow_nan=False)
+    fr.publish(args.data, write)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("out")
@@ -157,6 +182,8 @@ def main():
     ap.add_argument("--linear", action="store_true", help="linear y axis (default: log)")
     ap.add_argument("--group", default="", help="keys, comma-separated: one median curve per value")
     ap.add_argument("--panel", default="", help="key: one column of panels per value")
+    ap.add_argument("--data", default="", help="also write the figure's curves as JSON, for the "
+                    "interactive figure of report.py --figure-data")
     args = ap.parse_args()
 
     runs = [fr.add_derived(r) for r in fr.read_runs(args.files)]
@@ -238,6 +265,8 @@ def main():
         rows_of_legend = (len(labels) + per_row - 1) // per_row
         fig.tight_layout(rect=(0, min(0.4, 0.05 * rows_of_legend + 0.02) / nrows, 1, 0.97))
     fr.publish(args.out, lambda tmp: fig.savefig(tmp, dpi=120))
+    if args.data:
+        write_data(args, drawn, colors, cmap, panel_key, usable, len(ycols) > 1)
     print(f"plot.py: wrote {args.out} ({total} curves per panel, {len(usable)} runs, "
           f"{nrows}x{ncols} panels)")
 

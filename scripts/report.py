@@ -402,7 +402,7 @@ def claim_seeds_html(claim):
             f"<th>{H.esc(claim.get('margin', 'margin'))}</th><th>holds</th></tr>{body}</table></details>")
 
 
-def experiment_html(exp, figure_path):
+def experiment_html(exp, figure_path, figure_data=None):
     """The page's head when it reports a paper experiment: the reference, what is reproduced,
     the substitutes, every claim with its verdict and numbers, the figure on the paper's axes."""
     out = ['<section id="experiment"><h2>What this reproduces</h2>',
@@ -439,7 +439,11 @@ def experiment_html(exp, figure_path):
     if diagnosis:
         out.append("<h3>Diagnosis runs (variants; they never decide the verdict)</h3><ul>"
                    + "".join(f"<li>{H.esc(x)}</li>" for x in diagnosis) + "</ul>")
-    if figure_path and os.path.exists(figure_path):
+    if figure_data:
+        out.append("<h3>Figure on the paper's axes</h3><figure>" + RC.chart_html(
+            "paper-figure", figure_data["metric"], figure_data["y_label"], figure_data["log"],
+            figure_data["panels"], exp.get("title", "figure")) + "</figure>")
+    elif figure_path and os.path.exists(figure_path):
         with open(figure_path, "rb") as f:
             data = base64.b64encode(f.read()).decode("ascii")
         out.append(f'<h3>Figure on the paper\'s axes</h3><figure><img src="data:image/png;base64,{data}" '
@@ -487,6 +491,8 @@ def main():
     ap.add_argument("--experiment", default="", help="JSON of the paper experiment the runs reproduce "
                     "(written by `fedbench reproduce`): reference, claims and verdicts, figure")
     ap.add_argument("--figure", default="", help="with --experiment: its figure (PNG), embedded")
+    ap.add_argument("--figure-data", default="", help="with --experiment: its figure's curves (plot.py "
+                    "--data), drawn interactively instead of the PNG")
     ap.add_argument("--no-default-target", action="store_true", help="no cost-to-target table unless "
                     "--target gives one")
     args = ap.parse_args()
@@ -541,7 +547,11 @@ def main():
                 f'{H.esc(params_text(s.problem_params))}</span></li>' for k, s in enumerate(sections, 1))
             + '<li><a href="#env">Environment</a></li></ul></nav>']
     if exp:
-        body.append(experiment_html(exp, args.figure))
+        figure_data = None
+        if args.figure_data and os.path.exists(args.figure_data):
+            with open(args.figure_data, encoding="utf-8") as f:
+                figure_data = json.load(f)
+        body.append(experiment_html(exp, args.figure, figure_data))
     headings = distinguishing_params(sections)
     body += [section_html(k, s, targets, colors, headings[k - 1], not args.no_default_target)
              for k, s in enumerate(sections, 1)]

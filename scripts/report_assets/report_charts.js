@@ -61,7 +61,7 @@
     return out.length ? out : [min, max];
   }
   function axis(label, log, size) {
-    var a = { label: label, size: size };
+    var a = { label: label, size: size, labelFont: "600 12px system-ui, sans-serif", font: "11px system-ui, sans-serif" };
     if (log) {
       a.splits = decadeSplits;
       a.values = function (u, splits) {
@@ -82,11 +82,24 @@
       bands: figure.querySelector(".fb-bands")
     };
     var hidden = {};  // curve index -> true while hidden (kept across redraws and panels)
+    // Each panel starts on its own axis (an accuracy linear, a loss log); the log y box, once
+    // touched, sets every panel.
+    var logOverride = null;
+    var logyOf = function (panel) {
+      return logOverride !== null ? logOverride : panel.log !== undefined ? panel.log : spec.log;
+    };
     var charts = [];
     var syncing = false;
 
     function options(panel, width) {
-      var logy = controls.logy.checked, logx = controls.logx.checked;
+      var logy = logyOf(panel), logx = controls.logx.checked;
+      // A long axis label (a description with its formula) does not fit beside 300 pixels: the
+      // axis shows the metric's name and the title the whole label.
+      var yLabel = panel.y_label || spec.y_label, title = panel.title || "";
+      if (yLabel.length > 40) {
+        title = title ? title + " · " + yLabel : yLabel;
+        yLabel = spec.metric;
+      }
       var value = function (log) { return function (u, v) { return short(fromAxis(v, log)); }; };
       var series = [{ label: panel.x_label, value: value(logx) }];
       var bands = [];
@@ -109,7 +122,8 @@
       return {
         width: width, height: 300, series: series, bands: bands,
         scales: { x: { time: false } },
-        axes: [axis(panel.x_label + (logx ? " (log)" : ""), logx, 44), axis(spec.y_label, logy, 64)],
+        title: title || undefined,
+        axes: [axis(panel.x_label + (logx ? " (log)" : ""), logx, 44), axis(yLabel, logy, 64)],
         cursor: { drag: { x: true, y: true, uni: 40 } },
         legend: { live: true },
         hooks: {
@@ -137,7 +151,7 @@
             el.setAttribute("data-x-range", u.scales.x.min + "," + u.scales.x.max);
             el.setAttribute("data-y-range", u.scales.y.min + "," + u.scales.y.max);
             el.setAttribute("data-x-log", controls.logx.checked ? "1" : "0");
-            el.setAttribute("data-y-log", controls.logy.checked ? "1" : "0");
+            el.setAttribute("data-y-log", logy ? "1" : "0");
             el.setAttribute("data-curves", String(panel.curves.length));
           }]
         }
@@ -148,19 +162,23 @@
       charts.forEach(function (u) { u.destroy(); });
       charts = [];
       box.textContent = "";
-      // Two charts a row: half the box less half the gap (28px) and the cell's border and padding (10px).
-      var width = Math.max(320, Math.floor(((box.clientWidth || 1100) - 28) / 2) - 10);
+      // Two charts a row (one when the figure has one): the box less the gap (28px), then the
+      // cell's border and padding (10px).
+      var columns = spec.panels.length === 1 ? 1 : 2;
+      box.style.gridTemplateColumns = columns === 1 ? "1fr" : "1fr 1fr";
+      var width = Math.max(320, Math.floor(((box.clientWidth || 1100) - 28 * (columns - 1)) / columns) - 10);
       spec.panels.forEach(function (panel) {
         var cell = document.createElement("div");
         cell.className = "fb-chart";
         box.appendChild(cell);
-        var data = panelData(panel, controls.logx.checked, controls.logy.checked);
+        var data = panelData(panel, controls.logx.checked, logyOf(panel));
         charts.push(new uPlot(options(panel, width), data, cell));
       });
       figure.setAttribute("data-drawn", String(charts.length));
     }
 
-    [controls.logy, controls.logx, controls.bands].forEach(function (c) { c.addEventListener("change", render); });
+    controls.logy.addEventListener("change", function () { logOverride = controls.logy.checked; render(); });
+    [controls.logx, controls.bands].forEach(function (c) { c.addEventListener("change", render); });
     render();
   }
 

@@ -7,16 +7,18 @@ PAGE: the report; DOM: Chromium's --dump-dom of it (after its scripts ran); SCRE
 the DOM; CONSOLE: Chromium's log (console messages are its CONSOLE lines); RUNS_DIR: the run
 files the page reports. Checks, each able to fail on its own:
   1. no console message and no script error (the page's code records them on <html>);
-  2. every figure drew its four charts, each with every curve of its data and a canvas;
+  2. every figure drew its charts (four for a section's, one per panel for the paper's figure),
+     each with every curve of its data and a canvas;
   3. the data of every curve whose runs all ended ok is the median, min and max over the runs of
      its configuration (its label: the solver and the parameters that tell its configurations
      apart) at each round, read here with h5py;
   4. the screenshot shows each curve's colour where its data falls on that chart's scales
      (computed here from the plot area and ranges the page reports: linear, or log10 of the
-     values on a log axis): at least 90% of all drawn points, and half of every curve's (curves
-     may cover each other).
+     values on a log axis): at least 90% of all drawn points, and half of every curve's points
+     that no curve drawn after it covers.
 """
 import glob
+import html
 import json
 import math
 import re
@@ -42,7 +44,11 @@ specs = {fid: json.loads(data) for fid, data in re.findall(
     r'<div class="fb-figure" id="([^"]*)".*?<script type="application/json" class="fb-data">(.*?)</script>',
     page, re.S)}
 problems = dict(re.findall(r'<h2 id="s(\d+)">([^<]*?)\s*(?:<span|</h2>)', page))
-assert specs and len(problems) == len(specs), (list(specs), problems)
+# Each section's problem parameters, from the line under its heading: "k=v, k=v · participation".
+section_params = {k: dict(item.split("=", 1) for item in html.unescape(text).split(", ") if "=" in item)
+                  for k, text in re.findall(r'<h2 id="s(\d+)">.*?</h2>\s*<p class=meta>(.*?) · participation', page, re.S)}
+sections = [fid for fid in specs if fid.startswith("fig")]  # the others: the paper's figure
+assert sections and len(problems) == len(sections), (list(specs), problems)
 
 # 2. Every figure drawn whole.
 m = re.search(r'<html[^>]*data-figures-drawn="(\d+)"', dom)
@@ -51,12 +57,13 @@ charts = {}  # figure id -> [attributes of each chart, in panel order]
 for fid in specs:
     start = dom.index(f'id="{fid}"')
     block = dom[start:dom.find('class="fb-figure"', start + 1) if 'class="fb-figure"' in dom[start + 1:] else len(dom)]
-    assert re.search(rf'class="fb-figure" id="{fid}"[^>]*data-drawn="4"|data-drawn="4"[^>]*id="{fid}"', dom), fid
+    n = len(specs[fid]["panels"])
+    assert re.search(rf'class="fb-figure" id="{fid}"[^>]*data-drawn="{n}"|data-drawn="{n}"[^>]*id="{fid}"', dom), fid
     found = []
     for tag in re.findall(r"<div [^>]*data-plot=[^>]*>", block):
         found.append(dict(re.findall(r'(data-[a-z-]+)="([^"]*)"', tag)))
-    assert len(found) == 4, (fid, len(found))
-    assert block.count("<canvas") >= 4, (fid, block.count("<canvas"))
+    assert len(found) == n and (fid not in sections or n == 4), (fid, len(found), n)
+    assert block.count("<canvas") >= n, (fid, block.count("<canvas"))
     for attrs, panel in zip(found, specs[fid]["panels"]):
         assert int(attrs["data-curves"]) == len(panel["curves"]), (fid, panel["x_key"], attrs)
     charts[fid] = found
@@ -75,10 +82,12 @@ for path in glob.glob(runs_dir + "/*.h5"):
         runs.append({"problem": text(f.attrs["problem"]), "solver": text(f.attrs["solver"]),
                      "status": text(f.attrs["status"]),
                      "params": {k: text(v) for k, v in f["params/solver"].attrs.items()},
+                     "problem_params": {k: text(v) for k, v in f["params/problem"].attrs.items()},
                      "columns": {k: f["trajectory"][k][()] for k in f["trajectory"]}})
 compared = 0
-for fid, spec in specs.items():
-    problem = problems[fid[3:]]
+for fid in sections:
+    spec = specs[fid]
+    problem, params = problems[fid[3:]], section_params.get(fid[3:], {})
     panel = spec["panels"][0]
     assert panel["x_key"] == "round"
     for curve in panel["curves"]:
@@ -88,7 +97,8 @@ for fid, spec in specs.items():
             continue  # a suffix such as "(diverged)": runs that did not all end ok
         given = dict(g.split("=", 1) for g in given)
         mine = [r for r in runs if r["problem"] == problem and r["solver"] == solver
-                and all(r["params"].get(k) == v for k, v in given.items())]
+                and all(r["params"].get(k) == v for k, v in given.items())
+                and all(r["problem_params"].get(k) == v for k, v in params.items())]
         if not mine or any(r["status"] != "ok" for r in mine) or curve["runs"] != len(mine):
             continue  # runs that did not all end ok (the planted failed run)
         ys = np.array([r["columns"][spec["metric"]] for r in mine])
@@ -113,21 +123,28 @@ for fid, spec in specs.items():
         xlog, ylog = attrs["data-x-log"] == "1", attrs["data-y-log"] == "1"
         if top + height > image.shape[0]:
             continue  # below the screenshot
-        for curve in panel["curves"]:
+        # Every curve's drawn points in pixels: (row, column) per x, None where it has none.
+        def pixel(x, y):
+            if x is None or y is None or (xlog and x <= 0) or (ylog and y <= 0):
+                return None
+            X, Y = (math.log10(x) if xlog else x), (math.log10(y) if ylog else y)
+            if not (xmin <= X <= xmax and ymin <= Y <= ymax):
+                return None
+            return (int(round(top + (ymax - Y) / (ymax - ymin) * height)),
+                    int(round(left + (X - xmin) / (xmax - xmin) * width)))
+        points = [[pixel(x, y) for x, y in zip(panel["x"], c["median"])] for c in panel["curves"]]
+        for k, curve in enumerate(panel["curves"]):
             colour = np.array([int(curve["color"][i:i + 2], 16) / 255 for i in (1, 3, 5)])
             near = np.linalg.norm(image - colour, axis=2) < 0.12
             got = n = 0
-            for x, y in zip(panel["x"], curve["median"]):
-                if x is None or y is None or (xlog and x <= 0) or (ylog and y <= 0):
+            for at, p in enumerate(points[k]):
+                if p is None:
                     continue
-                X, Y = (math.log10(x) if xlog else x), (math.log10(y) if ylog else y)
-                if not (xmin <= X <= xmax and ymin <= Y <= ymax):
-                    continue
-                px = left + (X - xmin) / (xmax - xmin) * width
-                py = top + (ymax - Y) / (ymax - ymin) * height
-                i, j = int(round(py)), int(round(px))
-                n += 1
-                got += bool(near[max(i - 3, 0):i + 4, max(j - 3, 0):j + 4].any())
+                i, j = p
+                if near[max(i - 3, 0):i + 4, max(j - 3, 0):j + 4].any():
+                    got, n = got + 1, n + 1
+                elif not any(q[at] is not None and abs(q[at][0] - i) <= 3 for q in points[k + 1:]):
+                    n += 1  # not under a curve drawn later: it should show
             hits, total = hits + got, total + n
             assert n < 3 or got >= n / 2, f"{fid} {panel['x_key']} {curve['label']}: colour at {got} of {n} points"
 assert total > 50 and hits >= 0.9 * total, f"the curves' colour at {hits} of {total} points"

@@ -47,20 +47,26 @@ PY
 then echo "FAIL: a quick bilevel experiment records too few points"; failures=$((failures + 1)); fi
 # The page a researcher would send, checked in the DOM headless Chromium builds from it: the
 # experiment's title and full reference, every claim with its verdict and numbers, the figure on
-# the paper's axes, above the report's sections.
+# the paper's axes (interactive, from plot.py's figure.json), above the report's sections.
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$chromium" ]; then
   echo "SKIPPED: the reproduce page in a browser: chromium is not installed (scripts/install-deps.sh installs it)"
 else
   checks=$((checks + 1))
-  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$(mktemp -d "$scratch/chromium.XXXXXX")" --dump-dom \
-    "file://$(realpath "$scratch/fig7/html/index.html")" >"$scratch/fig7.dom" 2>/dev/null
+  browse() {  # browse ARGS...: the page in headless Chromium at 1280x4000 CSS pixels
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+      --force-device-scale-factor=1 --enable-logging=stderr --v=0 --window-size=1280,4000 \
+      --user-data-dir="$(mktemp -d "$scratch/chromium.XXXXXX")" "$@" "file://$(realpath "$scratch/fig7/html/index.html")"
+  }
+  browse --dump-dom >"$scratch/fig7.dom" 2>"$scratch/fig7.console"
+  browse --screenshot="$(realpath -m "$scratch/fig7.png")" >/dev/null 2>>"$scratch/fig7.console"
   reference=$("$fedbench" reproduce --list | awk '/^zhang2024-fig7$/ { f = 1 } f && /^  reference: / { sub(/^  reference: +/, ""); print; exit }')
   title=$("$fedbench" reproduce --list | awk '/^zhang2024-fig7$/ { getline; sub(/^  /, ""); print; exit }')
   claims=$(grep -c '^claim: ' "$scratch/fig7/claims.txt")
-  if ! "$python" - "$scratch/fig7.dom" "$reference" "$title" "$claims" <<'PY'
-import html, re, sys
+  if ! "$python" - "$scratch/fig7.dom" "$reference" "$title" "$claims" "$scratch/fig7/figure.json" <<'PY'
+import html, json, re, sys
 dom, reference, title, claims = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], int(sys.argv[4])
+panels = len(json.load(open(sys.argv[5]))["panels"])
 text = html.unescape(dom)
 h1 = re.search(r"<h1>(.*?)</h1>", text).group(1)
 assert h1 == title + " (--quick)", h1
@@ -70,10 +76,15 @@ assert section.count('class="badge ok">holds at the quick budget') == claims, se
 assert f"Claims: {claims} hold, 0 contradicted, 0 not decided at the quick budget" in section
 assert section.count("<details><summary>per seed (10)</summary>") == claims, "per-seed numbers missing"
 assert f"By origin: the paper: {claims} holds, 0 contradicted, 0 inconclusive" in section, "counts by origin missing"
-assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/]{1000,}', section), "no figure"
+assert re.search(rf'<div class="fb-figure" id="paper-figure"[^>]*data-drawn="{panels}"', section), "no figure drawn"
 assert text.index("</section>") < text.index('<h2 id="s1">'), "the experiment is not above the runs"
 PY
   then echo "FAIL: the reproduce page of zhang2024-fig7 (DOM in $scratch/fig7.dom)"; failures=$((failures + 1)); fi
+  # Its figures against the data, as for any report (the paper's figure included).
+  checks=$((checks + 1))
+  "$python" tests/cli/report_browser.py "$scratch/fig7/html/index.html" "$scratch/fig7.dom" "$scratch/fig7.png" \
+    "$scratch/fig7.console" "$scratch/fig7/tuning/runs" >/dev/null ||
+    { echo "FAIL: the reproduce page's figures in a browser ($scratch/fig7.png)"; failures=$((failures + 1)); }
 fi
 # --no-figure: the same claims, nothing drawn.
 expect_ok '^4 hold, 0 contradicted, 0 not decided at the quick budget$' "$fedbench" reproduce zhang2024-fig7 --quick --no-figure -q -o "$scratch/fig7-bare"
