@@ -1,6 +1,7 @@
 # Thin wrapper over CMake. `make demo` and `make test` are the two set-up commands of the
 # README: each installs missing Debian packages, builds, and runs.
 BUILD ?= build
+comma := ,
 JOBS ?= $(shell nproc)
 PYTHON ?= /usr/bin/python3
 PREFIX ?= /usr/local
@@ -137,16 +138,17 @@ bench-scale: build
 
 # Every paper experiment in full (results/experiments): tuning, selection, report, claims, each
 # experiment's verdicts recorded in results/verdicts/NAME.json and its time printed; then the
-# generated verdict pages (make catalogs). Goes on after a contradicted claim and fails at the
-# end if any was. ONLY="a b" runs those experiments only.
+# generated verdict pages (make catalogs). Two experiments at a time (scripts/reproduce_all.py:
+# one alone leaves a core idle in its stages' tails; the bits do not depend on it), longest
+# first by their recorded CPU time, experiments on one suite file in order. Goes on after a
+# contradicted claim and fails at the end if any was. ONLY="a b" runs those experiments only;
+# REPRODUCE_PARALLEL=1 runs them one at a time.
+REPRODUCE_PARALLEL ?= 2
 reproduce: build
-	@status=0; mkdir -p results/verdicts; all=$$(date +%s); \
-	names="$(ONLY)"; [ -n "$$names" ] || names=$$($(BUILD)/bin/fedbench reproduce --list | awk '/^[a-z0-9-]+$$/ { n = $$0 } /^  claims: / { print n }'); \
-	for name in $$names; do \
-	  echo "== $$name"; start=$$(date +%s); \
-	  $(BUILD)/bin/fedbench reproduce $$name -q --record results/verdicts || status=1; \
-	  echo "== $$name: $$(( $$(date +%s) - start )) s"; done; \
-	echo "== all: $$(( $$(date +%s) - all )) s; per experiment (wall, CPU, CPU / cores): docs/catalog/verdicts.md, Time taken"; \
+	@mkdir -p results/verdicts; status=0; \
+	$(PYTHON) scripts/reproduce_all.py --fedbench $(BUILD)/bin/fedbench --record results/verdicts \
+	  --parallel $(REPRODUCE_PARALLEL) --only "$(subst $(eval) ,$(comma),$(strip $(ONLY)))" || status=1; \
+	echo "== per experiment (wall, CPU, CPU / cores): docs/catalog/verdicts.md, Time taken"; \
 	bash scripts/catalogs.sh $(BUILD)/bin/fedbench docs/catalog; exit $$status
 
 # Builds fedbench, its man page and its Python support only, then installs under $(PREFIX)

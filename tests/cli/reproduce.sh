@@ -86,6 +86,19 @@ PY
     "$scratch/fig7.console" "$scratch/fig7/tuning/runs" >/dev/null ||
     { echo "FAIL: the reproduce page's figures in a browser ($scratch/fig7.png)"; failures=$((failures + 1)); }
 fi
+# make reproduce's driver: two experiments at a time, each line with its time, the total at the
+# end; an unknown name is refused before anything runs.
+checks=$((checks + 1))
+src=$PWD fb=$(realpath "$fedbench")
+out=$(mkdir -p "$scratch/both" && cd "$scratch/both" && "$python" "$src/scripts/reproduce_all.py" --fedbench "$fb" \
+      --only zhang2024-fig7,zhang2024-fig8 --quick --no-figure 2>&1) || true
+if [ "$(grep -c '^== zhang2024-fig[78]: exit 0, [0-9]* s (zhang2024-fig[78]: time ' <<<"$out")" != 2 ] ||
+   ! grep -q '^== all 2 experiments: [0-9]* s wall, 2 at a time$' <<<"$out"; then
+  echo "FAIL: reproduce_all.py on two quick experiments:"; sed 's/^/  | /' <<<"$out"; failures=$((failures + 1))
+fi
+expect_fail 1 "reproduce_all.py: --only nosuch: not a runnable experiment; see fedbench reproduce --list" \
+  "$python" scripts/reproduce_all.py --fedbench "$fedbench" --only nosuch
+
 # --no-figure: the same claims, nothing drawn.
 expect_ok '^4 hold, 0 contradicted, 0 not decided at the quick budget$' "$fedbench" reproduce zhang2024-fig7 --quick --no-figure -q -o "$scratch/fig7-bare"
 checks=$((checks + 1))
