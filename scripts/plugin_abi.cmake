@@ -1,13 +1,12 @@
 # Writes generated/plugin/plugin_abi.hpp: the version of fedbench and a fingerprint of every
-# header a plug-in compiles against (lib/ but lib/python, and problems/, as installed under
-# include/fedbench).
+# header a plug-in compiles against: the SDK of sdk_headers.cmake, as installed under
+# include/fedbench (framework headers are not in it, so changing them breaks no plug-in).
 # A plug-in carries both; the loader refuses one whose pair differs from its own, before any of
 # the plug-in's code runs. Run at every build; the output is rewritten only when it changes.
 # cmake -DSOURCE_DIR=.. -DOUT=.. -DPROJECT_VERSION=.. -P plugin_abi.cmake
 cmake_minimum_required(VERSION 3.20)
-file(GLOB_RECURSE headers RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/lib/*.hpp ${SOURCE_DIR}/problems/*.hpp)
-list(FILTER headers EXCLUDE REGEX "^lib/python/")  # the Python module's own, not installed
-list(SORT headers)
+include(${CMAKE_CURRENT_LIST_DIR}/sdk_headers.cmake)
+fedbench_sdk_headers(headers ${SOURCE_DIR})
 set(text "")
 foreach(h ${headers})
   file(SHA256 ${SOURCE_DIR}/${h} digest)

@@ -32,6 +32,30 @@ if ! out=$("$cmake" --install "$build" --prefix "$staged" 2>&1); then
   finish; exit
 fi
 mv "$staged" "$prefix"
+staged_sdk=$prefix/include/fedbench
+
+# The plug-in SDK is the include closure of what a solver or problem file includes: no framework
+# header (io, results, suite, experiment) is installed or in the plug-in ABI hash, so editing
+# one breaks no plug-in, while editing an SDK header changes the hash.
+checks=$((checks + 1))
+for dir in io results suite experiment; do
+  [ ! -e "$staged_sdk/$dir" ] || fail "framework headers installed in the SDK: $staged_sdk/$dir"
+done
+abi() {  # abi SOURCE_DIR: the plug-in ABI hash plugin_abi.cmake computes for that tree
+  "$cmake" -DSOURCE_DIR="$1" -DOUT="$scratch/abi.hpp" -DPROJECT_VERSION=0 -P "$src/scripts/plugin_abi.cmake" &&
+    sed -n 's/.*FEDBENCH_ABI_HEADERS "\(.*\)"/\1/p' "$scratch/abi.hpp"
+}
+mkdir -p "$scratch/abi-tree"
+cp -r "$src/lib" "$src/problems" "$src/datasets" "$scratch/abi-tree/"
+before=$(abi "$scratch/abi-tree")
+echo "// an edit" >>"$scratch/abi-tree/lib/results/check.hpp"
+after_framework=$(abi "$scratch/abi-tree")
+echo "// an edit" >>"$scratch/abi-tree/lib/engine/solver.hpp"
+after_sdk=$(abi "$scratch/abi-tree")
+checks=$((checks + 1))
+if [ -z "$before" ] || [ "$before" != "$after_framework" ] || [ "$before" = "$after_sdk" ]; then
+  fail "plug-in ABI hash: $before, after a framework edit $after_framework, after an SDK edit $after_sdk"
+fi
 
 # Where everything goes.
 for f in bin/fedbench share/bash-completion/completions/fedbench share/doc/fedbench/README.md \
