@@ -54,13 +54,15 @@ std::vector<std::string> urls_of(const datasets::DatasetFile& f, const std::stri
   return urls;
 }
 
+// A directory or file as one spelling, to compare places however they were written.
+fs::path normal(const std::string& p) { return fs::absolute(p).lexically_normal(); }
+
 // The search-path directory that holds `path`, if any comes before `dest` (it would shadow
 // the file just fetched).
 std::string shadowing_place(const std::string& path, const std::string& dest) {
-  const auto key = [](const std::string& d) { return fs::absolute(d).lexically_normal(); };
   for (const auto& p : datasets::data_search_places()) {
-    if (key(p.dir) == key(dest)) return "";
-    const auto rel = key(path).lexically_relative(key(p.dir));
+    if (normal(p.dir) == normal(dest)) return "";
+    const auto rel = normal(path).lexically_relative(normal(p.dir));
     if (!rel.empty() && *rel.begin() != "..") return p.dir;
   }
   return "";
@@ -146,8 +148,7 @@ int data_get(const std::vector<std::string>& names, const DataGetOptions& option
   }
   if (stored == 0) return problems ? 1 : 0;
   bool on_path = false;
-  const auto key = [](const std::string& dir) { return fs::absolute(dir).lexically_normal(); };
-  for (const auto& p : datasets::data_search_places()) on_path = on_path || key(p.dir) == key(dest);
+  for (const auto& p : datasets::data_search_places()) on_path = on_path || normal(p.dir) == normal(dest);
   if (!on_path)
     std::fprintf(stderr, "fedbench: note: %s is not on the data search path; set FEDBENCH_DATA=%s to use it\n",
                  dest.c_str(), dest.c_str());

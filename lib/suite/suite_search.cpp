@@ -15,10 +15,6 @@ namespace {
 
 std::vector<SearchPlace> suite_places() { return shipped_places("results/suites", "FEDBENCH_SUITES", true); }
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 std::string resolve_suite_path(const std::string& argument) {
@@ -26,7 +22,7 @@ std::string resolve_suite_path(const std::string& argument) {
   // A path is the user's own file: its errors are "cannot open", never a search.
   if (fs::exists(argument, ec) || argument.find('/') != std::string::npos) return argument;
   std::string name = argument;
-  if (ends_with(name, ".yaml")) name.resize(name.size() - 5);
+  if (name.ends_with(".yaml")) name.resize(name.size() - 5);
   const auto places = suite_places();
   for (const auto& place : places) {
     const fs::path file = fs::path(place.dir) / (name + ".yaml");
